@@ -1,0 +1,69 @@
+import express, { type Express } from 'express';
+import * as OpenApiValidator from 'express-openapi-validator';
+import type { Client } from '@temporalio/client';
+import type { Sequelize } from 'sequelize';
+import type { Config } from '../core/config';
+import type { Logger } from '../core/logger';
+import type { Mailer } from '../core/mail';
+import type { PasswordHasher } from '../core/passwords';
+import type { AccessTokenIssuer } from '../core/access-tokens';
+import { createOperationIndex, type OpenApiDocument } from './openapi';
+import { createWorkflowRunner } from './workflow-runner';
+import { requestContext } from './middleware/request-context';
+import { authenticate } from './middleware/authenticate';
+import { notFound, problemHandler } from './middleware/problems';
+import { createSessionService } from './services/sessions';
+import { createRegistrationService } from './services/registration';
+import { createLoginService } from './services/login';
+import { createMeService } from './services/me';
+import { operationsRoutes } from './routes/operations';
+import { authRoutes } from './routes/auth';
+import { meRoutes } from './routes/me';
+
+export interface AppDeps {
+  config: Config;
+  db: Sequelize;
+  temporal: Client;
+  logger: Logger;
+  mailer: Mailer;
+  hasher: PasswordHasher;
+  tokens: AccessTokenIssuer;
+  doc: OpenApiDocument;
+  taskQueue?: string;
+}
+
+/** Builds the Express app: context → body parser → authentication → OpenAPI validation → routes → problems. */
+export function createApp(deps: AppDeps): Express {
+  const { config, db } = deps;
+  const operations = createOperationIndex(deps.doc);
+  const workflows = createWorkflowRunner(deps.temporal, config.temporal.workflowResponseTimeoutMs);
+  const taskQueue = deps.taskQueue ?? config.temporal.taskQueue;
+  const sessions = createSessionService({ db, tokens: deps.tokens, sessions: config.sessions });
+  const registration = createRegistrationService({ db, workflows, taskQueue, hasher: deps.hasher, sessions });
+  const login = createLoginService({ db, hasher: deps.hasher, sessions, baseDomain: config.baseDomain });
+  const me = createMeService({ db });
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', config.trustProxy);
+  app.use(requestContext(deps.logger, config.baseDomain));
+  app.use(express.json({ limit: '256kb', type: ['application/json', 'application/*+json'] }));
+  app.use(authenticate({ db, tokens: deps.tokens, operations }));
+  app.use(
+    OpenApiValidator.middleware({
+      apiSpec: structuredClone(deps.doc) as never,
+      validateRequests: { allowUnknownQueryParameters: false },
+      validateResponses: config.validateResponses,
+      validateSecurity: false,
+      validateFormats: true,
+      ignoreUndocumented: false,
+      ignorePaths: /^\/docs(\/|$)/,
+    }),
+  );
+  app.use(operationsRoutes({ db, temporal: deps.temporal, mailer: deps.mailer, doc: deps.doc }));
+  app.use(authRoutes({ registration, login, sessions }));
+  app.use(meRoutes({ me }));
+  app.use(notFound);
+  app.use(problemHandler);
+  return app;
+}

@@ -1,0 +1,67 @@
+import { QueryTypes, type Sequelize } from 'sequelize';
+import { withTenant } from '../../db/connection';
+import { AppError } from '../../core/problems';
+import type { Principal } from '../context';
+
+export interface CompanyWorkspace {
+  id: string;
+  name: string | null;
+  taxId: string | null;
+  onboardingComplete: boolean;
+  slug: string;
+}
+
+export interface CurrentUser {
+  userId: string;
+  globalUserId: string;
+  membershipId: string;
+  tenantId: string;
+  roles: string[];
+  company: CompanyWorkspace;
+}
+
+export function createMeService({ db }: { db: Sequelize }) {
+  async function currentUser(principal: Principal): Promise<CurrentUser> {
+    const rows = await withTenant(db, principal.tenantId, (tx) =>
+      db.query<{ id: string; name: string | null; tax_id: string | null; onboarding_complete: boolean; slug: string }>(
+        `SELECT le.id, le.name, le.tax_id, le.onboarding_complete, t.slug
+           FROM legal_entities le JOIN tenants t ON t.id = le.tenant_id
+          WHERE le.tenant_id = :tenantId
+          ORDER BY le.created_at, le.id LIMIT 1`,
+        { replacements: { tenantId: principal.tenantId }, type: QueryTypes.SELECT, transaction: tx },
+      ),
+    );
+    const company = rows[0];
+    if (!company) throw new AppError('not-found', 'The workspace has no company');
+    return {
+      userId: principal.userId,
+      globalUserId: principal.identityId,
+      membershipId: principal.membershipId,
+      tenantId: principal.tenantId,
+      roles: principal.roles,
+      company: {
+        id: company.id,
+        name: company.name,
+        taxId: company.tax_id,
+        onboardingComplete: company.onboarding_complete,
+        slug: company.slug,
+      },
+    };
+  }
+
+  async function access(principal: Principal): Promise<{ membershipId: string; roles: string[]; permissions: string[] }> {
+    const rows = await withTenant(db, principal.tenantId, (tx) =>
+      db.query<{ permission: string }>(
+        `SELECT DISTINCT rp.permission
+           FROM membership_roles mr
+           JOIN role_permissions rp ON rp.tenant_id = mr.tenant_id AND rp.role_id = mr.role_id
+          WHERE mr.tenant_id = :tenantId AND mr.membership_id = :membershipId
+          ORDER BY rp.permission`,
+        { replacements: { tenantId: principal.tenantId, membershipId: principal.membershipId }, type: QueryTypes.SELECT, transaction: tx },
+      ),
+    );
+    return { membershipId: principal.membershipId, roles: principal.roles, permissions: rows.map((r) => r.permission) };
+  }
+
+  return { currentUser, access };
+}

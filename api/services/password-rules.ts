@@ -1,0 +1,26 @@
+import { AppError } from '../../core/problems';
+import { characterCount, PASSWORD_MAX_BYTES, utf8Length } from '../../core/passwords';
+
+// Rules the schema cannot state: bytes, Unicode characters, equality of two fields.
+
+export function assertPasswordWithinBytes(field: string, value: string): void {
+  if (utf8Length(value) > PASSWORD_MAX_BYTES) {
+    throw new AppError('validation', `${field} must be at most ${PASSWORD_MAX_BYTES} UTF-8 bytes`, {
+      errors: [{ path: `/body/${field}`, message: `must be at most ${PASSWORD_MAX_BYTES} UTF-8 bytes` }],
+    });
+  }
+}
+
+export function assertNewPassword(password: string, confirmation: string, minCharacters: number): void {
+  assertPasswordWithinBytes('password', password);
+  if (characterCount(password) < minCharacters) {
+    throw new AppError('validation', `password must be at least ${minCharacters} characters`, {
+      errors: [{ path: '/body/password', message: `must be at least ${minCharacters} characters` }],
+    });
+  }
+  if (password !== confirmation) {
+    throw new AppError('validation', 'confirmPassword must equal password', {
+      errors: [{ path: '/body/confirmPassword', message: 'must equal password' }],
+    });
+  }
+}

@@ -1,0 +1,57 @@
+import { WorkflowFailedError, type Client, type WorkflowStartOptions } from '@temporalio/client';
+import { ApplicationFailure, WorkflowExecutionAlreadyStartedError, type Workflow } from '@temporalio/common';
+import { AppError } from '../core/problems';
+import { FailureType } from '../workflows/failures';
+
+// The one place where workflow outcomes become problem types. Workflows are started by type name
+// (their functions are imported as types only), so no workflow code runs in the API process.
+
+const FAILURE_TO_PROBLEM: Record<FailureType, () => AppError> = {
+  RegistrationProofInvalid: () => new AppError('registration-proof-invalid'),
+  InvalidCredentials: () => new AppError('invalid-credentials'),
+};
+
+function applicationFailureOf(err: unknown): ApplicationFailure | null {
+  let current: unknown = err;
+  while (current instanceof Error) {
+    if (current instanceof ApplicationFailure) return current;
+    current = (current as Error & { cause?: unknown }).cause;
+  }
+  return null;
+}
+
+export function toAppError(err: unknown): unknown {
+  if (err instanceof WorkflowExecutionAlreadyStartedError) return err;
+  const failure = applicationFailureOf(err);
+  const mapped = failure?.type ? FAILURE_TO_PROBLEM[failure.type as FailureType] : undefined;
+  return mapped ? mapped() : err;
+}
+
+export interface WorkflowRunner {
+  /** Starts the workflow and waits for its result, at most `timeoutMs`; then answers 503 operation-pending. */
+  execute<W extends Workflow>(workflow: string, options: WorkflowStartOptions<W>): Promise<Awaited<ReturnType<W>>>;
+  start<W extends Workflow>(workflow: string, options: WorkflowStartOptions<W>): Promise<void>;
+}
+
+export function createWorkflowRunner(client: Client, timeoutMs: number): WorkflowRunner {
+  return {
+    async execute<W extends Workflow>(workflow: string, options: WorkflowStartOptions<W>): Promise<Awaited<ReturnType<W>>> {
+      const handle = await client.workflow.start<W>(workflow, options);
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new AppError('operation-pending', `Workflow ${options.workflowId} is still running`)), timeoutMs);
+      });
+      try {
+        return (await Promise.race([handle.result(), deadline])) as Awaited<ReturnType<W>>;
+      } catch (err) {
+        if (err instanceof WorkflowFailedError) throw toAppError(err);
+        throw err;
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+    async start<W extends Workflow>(workflow: string, options: WorkflowStartOptions<W>): Promise<void> {
+      await client.workflow.start<W>(workflow, options);
+    },
+  };
+}

@@ -1,0 +1,67 @@
+import { randomUUID } from 'node:crypto';
+import jwt, { type JwtPayload } from 'jsonwebtoken';
+import type { Config } from './config';
+
+// Access tokens: HS256 only (pinned), a known `kid`, `typ: at+jwt` (RFC 9068), our issuer and audience.
+// They carry ids, never roles: permissions are read from the database on every request.
+
+export interface AccessClaims {
+  tenantId: string;
+  membershipId: string;
+  sessionId: string;
+  identityId: string;
+}
+
+const ALGORITHM = 'HS256';
+const TYP = 'at+jwt';
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+export interface AccessTokenIssuer {
+  sign(claims: AccessClaims): string;
+  /** Returns the claims, or null for any token that is not ours, valid and current. */
+  verify(token: string): AccessClaims | null;
+}
+
+export function createAccessTokenIssuer(config: Config['jwt']): AccessTokenIssuer {
+  const [signingKey] = config.keys;
+  const keysById = new Map(config.keys.map((k) => [k.kid, k.secret]));
+  return {
+    sign(claims) {
+      return jwt.sign(
+        { tenant_id: claims.tenantId, sid: claims.sessionId, gid: claims.identityId },
+        signingKey.secret,
+        {
+          algorithm: ALGORITHM,
+          keyid: signingKey.kid,
+          header: { alg: ALGORITHM, typ: TYP, kid: signingKey.kid },
+          subject: claims.membershipId,
+          jwtid: randomUUID(),
+          issuer: config.issuer,
+          audience: config.audience,
+          expiresIn: config.accessTokenTtlSeconds,
+        },
+      );
+    },
+    verify(token) {
+      const decoded = jwt.decode(token, { complete: true });
+      if (!decoded || typeof decoded.payload === 'string') return null;
+      const { header } = decoded;
+      if (header.alg !== ALGORITHM || header.typ !== TYP || !header.kid) return null;
+      const secret = keysById.get(header.kid);
+      if (!secret) return null;
+      let payload: JwtPayload;
+      try {
+        payload = jwt.verify(token, secret, {
+          algorithms: [ALGORITHM],
+          issuer: config.issuer,
+          audience: config.audience,
+        }) as JwtPayload;
+      } catch {
+        return null;
+      }
+      const { tenant_id: tenantId, sid: sessionId, gid: identityId, sub: membershipId } = payload;
+      if (![tenantId, sessionId, identityId, membershipId].every((v) => typeof v === 'string' && UUID.test(v))) return null;
+      return { tenantId, sessionId, identityId, membershipId } as AccessClaims;
+    },
+  };
+}

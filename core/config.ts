@@ -1,0 +1,154 @@
+// Configuration is read once at start-up, validated, and passed down; nothing reads process.env later.
+
+export interface JwtKey {
+  kid: string;
+  secret: Buffer;
+}
+
+export interface Config {
+  env: 'development' | 'test' | 'production';
+  port: number;
+  baseDomain: string;
+  /** Where links in mail point to (the front end or this API). */
+  publicUrl: string;
+  logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  database: {
+    url: string; // application role: owns nothing, subject to row-level security
+    ownerUrl: string; // owner role: runs migrations
+    adminUrl: string | null; // superuser, only for creating roles and the database
+    poolMax: number;
+  };
+  temporal: {
+    address: string;
+    namespace: string;
+    taskQueue: string;
+    workflowResponseTimeoutMs: number;
+  };
+  jwt: {
+    issuer: string;
+    audience: string;
+    keys: JwtKey[]; // the first key signs; all verify (rotation)
+    accessTokenTtlSeconds: number;
+  };
+  sessions: {
+    refreshIdleTtlSeconds: number; // sliding: each refresh extends up to this
+    refreshAbsoluteTtlSeconds: number; // hard cap from the session's start
+  };
+  registration: {
+    proofTtlSeconds: number;
+    proofsPerEmailPerHour: number;
+  };
+  passwords: {
+    scryptLogN: number;
+  };
+  mail: {
+    sendgridApiKey: string | null;
+    from: string;
+  };
+  validateResponses: boolean;
+  /** Express 'trust proxy' setting: which hops may set X-Forwarded-For (default: loopback only). */
+  trustProxy: string;
+}
+
+type Env = Record<string, string | undefined>;
+
+class ConfigError extends Error {}
+
+function int(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (!/^[0-9]+$/.test(raw)) throw new ConfigError(`${name} must be an integer, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}`);
+  return value;
+}
+
+function str(env: Env, name: string, fallback: string): string {
+  const raw = env[name];
+  return raw === undefined || raw === '' ? fallback : raw;
+}
+
+const DEV_JWT_SECRET = 'development-only-signing-key-never-used-in-production-0123456789';
+
+function jwtKeys(env: Env, production: boolean): JwtKey[] {
+  // JWT_KEYS="kid1:base64secret,kid0:base64secret" — first signs, all verify.
+  const raw = env.JWT_KEYS;
+  if (!raw) {
+    if (production) throw new ConfigError('JWT_KEYS is required in production');
+    return [{ kid: 'dev-1', secret: Buffer.from(DEV_JWT_SECRET) }];
+  }
+  return raw.split(',').map((pair) => {
+    const [kid, secret] = pair.split(':');
+    if (!kid || !secret) throw new ConfigError('JWT_KEYS entries must look like kid:base64secret');
+    const bytes = Buffer.from(secret, 'base64');
+    if (bytes.length < 32) throw new ConfigError(`JWT key ${kid} must be at least 32 bytes`);
+    return { kid, secret: bytes };
+  });
+}
+
+export function databaseName(url: string): string {
+  return new URL(url).pathname.replace(/^\//, '');
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const nodeEnv = str(env, 'NODE_ENV', 'development');
+  if (!['development', 'test', 'production'].includes(nodeEnv)) {
+    throw new ConfigError(`NODE_ENV must be development, test or production, got "${nodeEnv}"`);
+  }
+  const production = nodeEnv === 'production';
+  const dbName = str(env, 'DATABASE_NAME', nodeEnv === 'test' ? 'accounting_test' : 'accounting');
+  const pgHost = str(env, 'PGHOST_ADDR', '127.0.0.1:5432');
+  const sendgridApiKey = env.SENDGRID_API_KEY || null;
+  if (production && !sendgridApiKey) throw new ConfigError('SENDGRID_API_KEY is required in production');
+
+  const config: Config = {
+    env: nodeEnv as Config['env'],
+    port: int(env, 'PORT', 3000, 0, 65535),
+    baseDomain: str(env, 'BASE_DOMAIN', 'localhost').toLowerCase(),
+    publicUrl: str(env, 'PUBLIC_URL', `http://localhost:${int(env, 'PORT', 3000, 0, 65535)}`),
+    logLevel: str(env, 'LOG_LEVEL', nodeEnv === 'test' ? 'warn' : 'info') as Config['logLevel'],
+    database: {
+      url: str(env, 'DATABASE_URL', `postgres://accounting_app:accounting_app@${pgHost}/${dbName}`),
+      ownerUrl: str(env, 'DATABASE_OWNER_URL', `postgres://accounting_owner:accounting_owner@${pgHost}/${dbName}`),
+      adminUrl: env.DATABASE_ADMIN_URL ?? (env.DATABASE_URL ? null : `postgres://postgres@${pgHost}/postgres`),
+      poolMax: int(env, 'DATABASE_POOL_MAX', 10, 1, 200),
+    },
+    temporal: {
+      address: str(env, 'TEMPORAL_ADDRESS', '127.0.0.1:7233'),
+      namespace: str(env, 'TEMPORAL_NAMESPACE', 'default'),
+      taskQueue: str(env, 'TEMPORAL_TASK_QUEUE', 'accounting'),
+      workflowResponseTimeoutMs: int(env, 'WORKFLOW_RESPONSE_TIMEOUT_MS', 20000, 100, 600000),
+    },
+    jwt: {
+      issuer: str(env, 'JWT_ISSUER', 'accounting-backend'),
+      audience: str(env, 'JWT_AUDIENCE', 'accounting-api'),
+      keys: jwtKeys(env, production),
+      accessTokenTtlSeconds: int(env, 'ACCESS_TOKEN_TTL_SECONDS', 900, 30, 86400),
+    },
+    sessions: {
+      refreshIdleTtlSeconds: int(env, 'REFRESH_TOKEN_IDLE_TTL_SECONDS', 14 * 86400, 60, 365 * 86400),
+      refreshAbsoluteTtlSeconds: int(env, 'REFRESH_TOKEN_ABSOLUTE_TTL_SECONDS', 30 * 86400, 60, 365 * 86400),
+    },
+    registration: {
+      proofTtlSeconds: int(env, 'REGISTRATION_PROOF_TTL_SECONDS', 1800, 60, 86400),
+      proofsPerEmailPerHour: int(env, 'REGISTRATION_PROOFS_PER_EMAIL_PER_HOUR', 5, 1, 1000),
+    },
+    passwords: {
+      // 2^17 with r=8 is OWASP's scrypt floor (128 MiB per hash); tests lower it to stay fast.
+      scryptLogN: int(env, 'PASSWORD_SCRYPT_LOG_N', 17, 10, 20),
+    },
+    mail: {
+      sendgridApiKey,
+      from: str(env, 'MAIL_FROM', 'no-reply@accounting.localhost'),
+    },
+    trustProxy: str(env, 'TRUST_PROXY', 'loopback'),
+    validateResponses: str(env, 'VALIDATE_RESPONSES', nodeEnv === 'production' ? 'false' : 'true') === 'true',
+  };
+  if (!['debug', 'info', 'warn', 'error', 'silent'].includes(config.logLevel)) {
+    throw new ConfigError('LOG_LEVEL must be debug, info, warn, error or silent');
+  }
+  if (config.sessions.refreshIdleTtlSeconds > config.sessions.refreshAbsoluteTtlSeconds) {
+    throw new ConfigError('REFRESH_TOKEN_IDLE_TTL_SECONDS cannot exceed REFRESH_TOKEN_ABSOLUTE_TTL_SECONDS');
+  }
+  return config;
+}

@@ -1,0 +1,60 @@
+import { randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+
+// Passwords are hashed with scrypt from node:crypto: memory-hard, and run on libuv's thread pool,
+// so hashing never blocks the event loop (docs/decisions.md explains why not bcryptjs).
+// Stored format: scrypt$<logN>$<r>$<p>$<salt b64>$<hash b64>, so the cost can rise without a migration.
+
+export const PASSWORD_MAX_BYTES = 72;
+const KEY_LENGTH = 32;
+const R = 8;
+const P = 1;
+
+function scrypt(password: Buffer, salt: Buffer, logN: number, r: number, p: number): Promise<Buffer> {
+  const options: ScryptOptions = { N: 2 ** logN, r, p, maxmem: 256 * 2 ** logN * r + 1024 * 1024 };
+  return new Promise((resolve, reject) =>
+    scryptCallback(password, salt, KEY_LENGTH, options, (err, key) => (err ? reject(err) : resolve(key))),
+  );
+}
+
+export function utf8Length(value: string): number {
+  return Buffer.byteLength(value, 'utf8');
+}
+
+/** Unicode characters (code points), the unit of the minimum-length rules. */
+export function characterCount(value: string): number {
+  return [...value].length;
+}
+
+function normalise(password: string): Buffer {
+  // NFC so that the same visible password typed on different keyboards hashes the same.
+  return Buffer.from(password.normalize('NFC'), 'utf8');
+}
+
+export interface PasswordHasher {
+  hash(password: string): Promise<string>;
+  verify(password: string, stored: string | null): Promise<boolean>;
+}
+
+export function createPasswordHasher(logN: number): PasswordHasher {
+  // Verifying against this keeps an unknown identity as slow as a wrong password.
+  let dummy: Promise<string> | null = null;
+  const hash = async (password: string): Promise<string> => {
+    if (utf8Length(password) > PASSWORD_MAX_BYTES) throw new RangeError('password exceeds 72 UTF-8 bytes');
+    const salt = randomBytes(16);
+    const key = await scrypt(normalise(password), salt, logN, R, P);
+    return ['scrypt', logN, R, P, salt.toString('base64'), key.toString('base64')].join('$');
+  };
+  return {
+    hash,
+    async verify(password, stored) {
+      // Passwords over the limit never authenticate; they are rejected, never truncated.
+      const tooLong = utf8Length(password) > PASSWORD_MAX_BYTES;
+      const target = stored ?? (await (dummy ??= hash('dummy-password-for-timing')));
+      const [scheme, n, r, p, salt, expected] = target.split('$');
+      if (scheme !== 'scrypt' || !salt || !expected) return false;
+      const key = await scrypt(normalise(tooLong ? 'x' : password), Buffer.from(salt, 'base64'), Number(n), Number(r), Number(p));
+      const ok = timingSafeEqual(key, Buffer.from(expected, 'base64'));
+      return ok && !tooLong && stored !== null;
+    },
+  };
+}

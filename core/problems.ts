@@ -1,0 +1,66 @@
+// The catalogue of problem types: one place maps every error the service can answer with
+// to its stable type URI, HTTP status and title. docs/problems.md mirrors this list.
+
+export const PROBLEMS = {
+  validation: { status: 400, title: 'The request is not valid' },
+  'login-factors-invalid': { status: 400, title: 'Second-factor fields are mixed or incomplete' },
+  'tenant-host-required': { status: 400, title: 'Log in on the workspace host' },
+  'registration-proof-invalid': { status: 400, title: 'The registration proof is invalid, expired or already used' },
+  'invalid-credentials': { status: 401, title: 'Email or password is incorrect' },
+  'invalid-refresh-token': { status: 401, title: 'The refresh token is invalid, expired or already used' },
+  'permission-denied': { status: 403, title: 'The caller lacks the permission for this operation' },
+  'not-found': { status: 404, title: 'The resource does not exist or is not visible' },
+  'method-not-allowed': { status: 405, title: 'The method is not allowed on this resource' },
+  conflict: { status: 409, title: 'The request conflicts with the current state' },
+  'payload-too-large': { status: 413, title: 'The request body is too large' },
+  'unsupported-media-type': { status: 415, title: 'The request body must be application/json' },
+  'too-many-attempts': { status: 429, title: 'Too many attempts; wait before trying again' },
+  internal: { status: 500, title: 'An unexpected error occurred' },
+  'operation-pending': { status: 503, title: 'The operation did not finish in time; it may still complete' },
+  'dependency-unavailable': { status: 503, title: 'A service this operation depends on is unavailable' },
+} as const;
+
+export type ProblemType = keyof typeof PROBLEMS;
+
+export function problemTypeUri(type: ProblemType): string {
+  return `/problems/${type}`;
+}
+
+export interface ProblemExtensions {
+  [member: string]: unknown;
+}
+
+/** The single error type the API maps to problem documents. `detail` must be safe to show a client. */
+export class AppError extends Error {
+  readonly type: ProblemType;
+  readonly status: number;
+  readonly detail: string;
+  readonly extensions: ProblemExtensions;
+  readonly headers: Record<string, string>;
+
+  constructor(type: ProblemType, detail?: string, extensions: ProblemExtensions = {}, headers: Record<string, string> = {}) {
+    super(detail ?? PROBLEMS[type].title);
+    this.name = 'AppError';
+    this.type = type;
+    this.status = PROBLEMS[type].status;
+    this.detail = detail ?? PROBLEMS[type].title;
+    this.extensions = extensions;
+    this.headers = headers;
+  }
+}
+
+/** Authentication failures answer 401 with an empty body, as interface.md §5.3 allows. */
+export class UnauthenticatedError extends Error {
+  constructor(readonly reason: string) {
+    super('unauthenticated');
+    this.name = 'UnauthenticatedError';
+  }
+}
+
+/** A token used on another tenant's host answers 403 with an empty body (interface.md §5.1). */
+export class TenantHostMismatchError extends Error {
+  constructor() {
+    super('tenant host mismatch');
+    this.name = 'TenantHostMismatchError';
+  }
+}

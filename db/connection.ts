@@ -1,0 +1,43 @@
+import { Sequelize, Transaction, QueryTypes } from 'sequelize';
+import type { Logger } from '../core/logger';
+
+export function createSequelize(url: string, options: { poolMax?: number; logger?: Logger } = {}): Sequelize {
+  return new Sequelize(url, {
+    dialect: 'postgres',
+    logging: options.logger ? (sql) => options.logger!.debug('sql', { sql: sql.slice(0, 500) }) : false,
+    pool: { max: options.poolMax ?? 10, min: 0, idle: 10000, acquire: 30000 },
+    define: { underscored: true, timestamps: false },
+    dialectOptions: { application_name: 'accounting-backend' },
+  });
+}
+
+export type Tx = Transaction;
+
+/**
+ * Runs `work` in one transaction in which row-level security sees only `tenantId`.
+ * The setting is transaction-scoped (set_config(..., true)), so a pooled connection never carries it
+ * into another request.
+ */
+export async function withTenant<T>(db: Sequelize, tenantId: string, work: (tx: Tx) => Promise<T>): Promise<T> {
+  return db.transaction(async (tx) => {
+    await db.query("SELECT set_config('app.tenant_id', :tenantId, true)", {
+      replacements: { tenantId },
+      transaction: tx,
+      type: QueryTypes.SELECT,
+    });
+    return work(tx);
+  });
+}
+
+/** A transaction with no tenant: tenant-scoped tables show zero rows in it. */
+export async function withoutTenant<T>(db: Sequelize, work: (tx: Tx) => Promise<T>): Promise<T> {
+  return db.transaction(work);
+}
+
+export async function setTenant(db: Sequelize, tx: Tx, tenantId: string): Promise<void> {
+  await db.query("SELECT set_config('app.tenant_id', :tenantId, true)", {
+    replacements: { tenantId },
+    transaction: tx,
+    type: QueryTypes.SELECT,
+  });
+}

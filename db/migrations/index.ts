@@ -1,0 +1,19 @@
+import type { Sequelize } from 'sequelize';
+import * as foundation from './2026.11.21T06.00.00.foundation';
+
+export interface MigrationContext {
+  sequelize: Sequelize;
+  sql: (text: string) => Promise<void>;
+  /** The application role; migrations grant it what it needs and nothing more. */
+  appRole: string;
+}
+
+interface MigrationModule {
+  up(ctx: MigrationContext): Promise<void>;
+  down(ctx: MigrationContext): Promise<void>;
+}
+
+/** Applied in this order; a name never changes once it has shipped. */
+export const MIGRATIONS: Array<{ name: string; module: MigrationModule }> = [
+  { name: '2026.11.21T06.00.00.foundation', module: foundation },
+];

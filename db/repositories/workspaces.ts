@@ -1,0 +1,94 @@
+import { randomUUID } from 'node:crypto';
+import { QueryTypes, type Sequelize } from 'sequelize';
+import { LegalEntity, Membership, MembershipRole, Role, RolePermission, Tenant, User, type RoleCode } from '../models';
+import { setTenant, type Tx } from '../connection';
+import { slugBase, slugCandidate } from '../../core/slug';
+
+const ROLE_NAMES: Record<RoleCode, string> = {
+  ADMIN: 'Administrator',
+  ACCOUNTANT: 'Accountant',
+  MANAGER: 'Manager',
+  EMPLOYEE: 'Employee',
+  VIEWER: 'Viewer',
+};
+
+export interface NewWorkspace {
+  identityId: string;
+  email: string;
+  companyName: string | null;
+  companyTaxId: string | null;
+}
+
+export interface CreatedWorkspace {
+  tenantId: string;
+  legalEntityId: string;
+  userId: string;
+  membershipId: string;
+  slug: string;
+}
+
+export async function tenantIdBySlug(db: Sequelize, slug: string, tx?: Tx): Promise<string | null> {
+  const rows = await db.query<{ id: string | null }>('SELECT app_tenant_by_slug(:slug) AS id', {
+    replacements: { slug },
+    type: QueryTypes.SELECT,
+    transaction: tx,
+  });
+  return rows[0]?.id ?? null;
+}
+
+async function freeSlug(db: Sequelize, tx: Tx, base: string): Promise<string> {
+  // A race for the same slug ends in a unique violation; the activity's retry then picks the next one.
+  for (let attempt = 1; ; attempt++) {
+    const candidate = slugCandidate(base, attempt);
+    if (!(await tenantIdBySlug(db, candidate, tx))) return candidate;
+  }
+}
+
+/**
+ * Creates tenant, company, user, ADMIN membership and the five default roles with their permissions,
+ * inside the caller's transaction, and leaves the transaction scoped to the new tenant.
+ */
+export async function createWorkspace(
+  db: Sequelize,
+  tx: Tx,
+  input: NewWorkspace,
+  defaultPermissions: Map<string, RoleCode[]>,
+): Promise<CreatedWorkspace> {
+  const tenantId = randomUUID();
+  const slug = await freeSlug(db, tx, slugBase(input.companyName, input.email));
+  await setTenant(db, tx, tenantId);
+  await Tenant.create({ id: tenantId, slug }, { transaction: tx });
+  const legalEntityId = randomUUID();
+  await LegalEntity.create(
+    {
+      tenantId,
+      id: legalEntityId,
+      name: input.companyName,
+      taxId: input.companyTaxId,
+      onboardingComplete: input.companyName !== null,
+    },
+    { transaction: tx },
+  );
+  const userId = randomUUID();
+  await User.create(
+    { tenantId, id: userId, identityId: input.identityId, displayName: input.email.split('@')[0], contactEmail: input.email },
+    { transaction: tx },
+  );
+  const membershipId = randomUUID();
+  await Membership.create({ tenantId, id: membershipId, userId, status: 'ACTIVE' }, { transaction: tx });
+
+  const roleIds = new Map<RoleCode, string>();
+  const roles = (Object.keys(ROLE_NAMES) as RoleCode[]).map((code) => {
+    const id = randomUUID();
+    roleIds.set(code, id);
+    return { tenantId, id, code, name: ROLE_NAMES[code] };
+  });
+  await Role.bulkCreate(roles, { transaction: tx });
+  const grants: Array<{ tenantId: string; roleId: string; permission: string }> = [];
+  for (const [permission, holders] of defaultPermissions) {
+    for (const code of holders) grants.push({ tenantId, roleId: roleIds.get(code)!, permission });
+  }
+  await RolePermission.bulkCreate(grants, { transaction: tx });
+  await MembershipRole.create({ tenantId, membershipId, roleId: roleIds.get('ADMIN')! }, { transaction: tx });
+  return { tenantId, legalEntityId, userId, membershipId, slug };
+}

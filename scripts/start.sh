@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Runs the whole service on this machine: installs what is missing (npm packages, the Temporal CLI,
+# database roles and schema), starts the Temporal dev server, the worker and the API.
+# Ctrl-C stops everything this script started.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+cd "$ROOT"
+
+ensure_node_modules
+TEMPORAL_BIN="$(bash scripts/temporal-cli.sh)"
+ensure_postgres
+
+say "compiling TypeScript"
+npx tsc -p tsconfig.build.json
+
+say "preparing the database (roles, database, migrations)"
+node dist/db/setup.js up
+
+PORT="${PORT:-3000}"
+TEMPORAL_PORT="${TEMPORAL_PORT:-7233}"
+TEMPORAL_UI_PORT="${TEMPORAL_UI_PORT:-8233}"
+export TEMPORAL_ADDRESS="${TEMPORAL_ADDRESS:-127.0.0.1:$TEMPORAL_PORT}"
+mkdir -p .data/temporal
+
+pids=()
+cleanup() {
+  trap - INT TERM EXIT
+  say "stopping"
+  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+}
+trap cleanup INT TERM EXIT
+
+say "starting the Temporal dev server (SQLite in .data/temporal, Web UI on :$TEMPORAL_UI_PORT)"
+start_temporal "$TEMPORAL_PORT" "$TEMPORAL_UI_PORT" "$ROOT/.data/temporal/temporal.db" "$ROOT/.data/temporal/server.log"
+[ -n "$TEMPORAL_PID" ] && pids+=("$TEMPORAL_PID")
+
+say "starting the worker and the API"
+node dist/worker/main.js &
+pids+=($!)
+PORT="$PORT" node dist/api/server.js &
+pids+=($!)
+
+for _ in $(seq 1 60); do
+  if curl -fsS "http://127.0.0.1:$PORT/readyz" >/dev/null 2>&1; then break; fi
+  sleep 0.5
+done
+cat >&2 <<MSG
+
+  API          http://localhost:$PORT/api/v1
+  API docs     http://localhost:$PORT/docs
+  Temporal UI  http://localhost:$TEMPORAL_UI_PORT
+  Dev mail     http://localhost:$PORT/dev/mail?to=you@example.com
+
+  Ctrl-C stops everything.
+MSG
+# Stop everything as soon as one part stops.
+wait -n "${pids[@]}"

@@ -1,0 +1,42 @@
+import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import type { Sequelize } from 'sequelize';
+import { createActivities } from '../activities';
+import type { Config } from '../core/config';
+import type { Logger } from '../core/logger';
+import type { Mailer } from '../core/mail';
+import type { RoleCode } from '../db/models';
+
+export interface WorkerDeps {
+  config: Config;
+  connection: NativeConnection;
+  db: Sequelize;
+  mailer: Mailer;
+  logger: Logger;
+  defaultPermissions: Map<string, RoleCode[]>;
+  publicUrl: string;
+  taskQueue?: string;
+  /** A prebuilt workflow bundle (tests build one per run); otherwise workflows are bundled at start. */
+  workflowBundlePath?: string;
+}
+
+export async function createWorker(deps: WorkerDeps): Promise<Worker> {
+  const activities = createActivities({
+    db: deps.db,
+    mailer: deps.mailer,
+    logger: deps.logger,
+    publicUrl: deps.publicUrl,
+    proofTtlSeconds: deps.config.registration.proofTtlSeconds,
+    proofsPerEmailPerHour: deps.config.registration.proofsPerEmailPerHour,
+    defaultPermissions: deps.defaultPermissions,
+  });
+  const workflows: Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> = deps.workflowBundlePath
+    ? { workflowBundle: { codePath: deps.workflowBundlePath } }
+    : { workflowsPath: require.resolve('../workflows') };
+  return Worker.create({
+    connection: deps.connection,
+    namespace: deps.config.temporal.namespace,
+    taskQueue: deps.taskQueue ?? deps.config.temporal.taskQueue,
+    activities,
+    ...workflows,
+  });
+}

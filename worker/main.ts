@@ -1,0 +1,39 @@
+import { NativeConnection, Runtime, DefaultLogger } from '@temporalio/worker';
+import { loadConfig } from '../core/config';
+import { createLogger } from '../core/logger';
+import { createMailer } from '../core/mail';
+import { createSequelize } from '../db/connection';
+import { initModels } from '../db/models';
+import { createOperationIndex, loadOpenApiDocument } from '../api/openapi';
+import { createWorker } from './create-worker';
+import { ensureSearchAttributes } from './search-attributes';
+
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger(config.logLevel, { service: 'worker' });
+  Runtime.install({ logger: new DefaultLogger(config.logLevel === 'debug' ? 'DEBUG' : 'WARN') });
+  const db = createSequelize(config.database.url, { poolMax: config.database.poolMax });
+  initModels(db);
+  await ensureSearchAttributes(config.temporal.address, config.temporal.namespace);
+  const connection = await NativeConnection.connect({ address: config.temporal.address });
+  const worker = await createWorker({
+    config,
+    connection,
+    db,
+    mailer: createMailer(config.mail),
+    logger,
+    defaultPermissions: createOperationIndex(loadOpenApiDocument()).defaultPermissions(),
+    publicUrl: config.publicUrl,
+  });
+  logger.info('worker started', { taskQueue: config.temporal.taskQueue, namespace: config.temporal.namespace });
+  // worker.run() resolves after SIGINT/SIGTERM (the Runtime's default shutdown signals) drain the worker.
+  await worker.run();
+  await connection.close();
+  await db.close();
+  logger.info('worker stopped');
+}
+
+main().catch((err) => {
+  process.stderr.write(`${JSON.stringify({ level: 'error', msg: 'worker failed', error: err instanceof Error ? err.message : String(err) })}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,5 @@
+// Every workflow id is made here from business keys, so a retried request can never start a second run
+// and an operator can find a run in the Temporal UI by what it is about.
+
+export const registrationProofWorkflowId = (proofId: string): string => `registration-proof-${proofId}`;
+export const registrationWorkflowId = (proofId: string): string => `registration-${proofId}`;

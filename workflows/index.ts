@@ -1,0 +1,2 @@
+export { registrationProofWorkflow } from './registration-proof.workflow';
+export { registrationWorkflow } from './registration.workflow';
