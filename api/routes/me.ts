@@ -13,5 +13,16 @@ export function meRoutes(deps: { me: ReturnType<typeof createMeService> }): Rout
     res.json(await deps.me.access(locals(res).principal!));
   });
 
+  router.get('/api/v1/me/sessions', async (req, res) => {
+    const page = Number(req.query.page ?? 0);
+    const size = Number(req.query.size ?? 50);
+    res.json(await deps.me.sessions(locals(res).principal!, page, size));
+  });
+
+  router.delete('/api/v1/me/sessions/:sessionId', async (req, res) => {
+    await deps.me.revokeSession(locals(res).principal!, req.params.sessionId, locals(res).ctx);
+    res.status(204).end();
+  });
+
   return router;
 }

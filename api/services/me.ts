@@ -1,6 +1,9 @@
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { withTenant } from '../../db/connection';
 import { AppError } from '../../core/problems';
+import { listLiveSessions, revokeOwnSession } from '../../db/repositories/sessions';
+import { recordAuditEvent } from '../../db/repositories/audit';
+import type { RequestContext } from '../context';
 import type { Principal } from '../context';
 
 export interface CompanyWorkspace {
@@ -63,5 +66,42 @@ export function createMeService({ db }: { db: Sequelize }) {
     return { membershipId: principal.membershipId, roles: principal.roles, permissions: rows.map((r) => r.permission) };
   }
 
-  return { currentUser, access };
+  async function sessions(principal: Principal, page: number, size: number) {
+    const rows = await withTenant(db, principal.tenantId, (tx) =>
+      listLiveSessions(db, tx, { tenantId: principal.tenantId, membershipId: principal.membershipId, limit: size + 1, offset: page * size }),
+    );
+    return {
+      items: rows.slice(0, size).map((s) => ({
+        id: s.id,
+        createdAt: s.createdAt.toISOString(),
+        expiresAt: s.expiresAt.toISOString(),
+        lastActivityAt: s.lastActivityAt.toISOString(),
+        current: s.id === principal.sessionId,
+        ipAddress: s.ipAddress,
+        userAgent: s.userAgent,
+      })),
+      page,
+      size,
+      hasMore: rows.length > size,
+    };
+  }
+
+  async function revokeSession(principal: Principal, sessionId: string, ctx: RequestContext): Promise<void> {
+    await withTenant(db, principal.tenantId, async (tx) => {
+      const ended = await revokeOwnSession(db, tx, { tenantId: principal.tenantId, membershipId: principal.membershipId, sessionId });
+      if (!ended) throw new AppError('not-found', 'No live session of yours has this id');
+      await recordAuditEvent(tx, {
+        tenantId: principal.tenantId,
+        action: 'auth.session.revoked',
+        actorMembershipId: principal.membershipId,
+        systemActor: false,
+        correlationId: ctx.correlationId,
+        subjectType: 'SESSION',
+        subjectId: sessionId,
+        ipAddress: ctx.ipAddress,
+      });
+    });
+  }
+
+  return { currentUser, access, sessions, revokeSession };
 }

@@ -98,3 +98,52 @@ export async function touchSession(tx: Tx, tenantId: string, sessionId: string, 
     { where: { tenantId, id: sessionId }, transaction: tx },
   );
 }
+
+export interface SessionRow {
+  id: string;
+  createdAt: Date;
+  expiresAt: Date;
+  lastActivityAt: Date;
+  ipAddress: string | null;
+  userAgent: string | null;
+}
+
+/** Live sessions of one membership, most recent activity first; one row more than asked tells hasMore. */
+export async function listLiveSessions(
+  db: Sequelize,
+  tx: Tx,
+  input: { tenantId: string; membershipId: string; limit: number; offset: number },
+): Promise<SessionRow[]> {
+  const rows = await db.query<{ id: string; created_at: Date; expires_at: Date; last_activity_at: Date; ip_address: string | null; user_agent: string | null }>(
+    `SELECT id, created_at, expires_at, last_activity_at, ip_address, user_agent
+       FROM sessions
+      WHERE tenant_id = :tenantId AND membership_id = :membershipId AND revoked_at IS NULL AND expires_at > now()
+      ORDER BY last_activity_at DESC, id
+      LIMIT :limit OFFSET :offset`,
+    { replacements: input, type: QueryTypes.SELECT, transaction: tx },
+  );
+  return rows.map((r) => ({
+    id: r.id,
+    createdAt: new Date(r.created_at),
+    expiresAt: new Date(r.expires_at),
+    lastActivityAt: new Date(r.last_activity_at),
+    ipAddress: r.ip_address,
+    userAgent: r.user_agent,
+  }));
+}
+
+/** Ends a live session of this membership; false when there is none by that id (in this tenant). */
+export async function revokeOwnSession(
+  db: Sequelize,
+  tx: Tx,
+  input: { tenantId: string; membershipId: string; sessionId: string },
+): Promise<boolean> {
+  const rows = await db.query<{ id: string }>(
+    `UPDATE sessions SET revoked_at = now(), revoked_reason = 'REVOKED_BY_USER'
+      WHERE tenant_id = :tenantId AND id = :sessionId AND membership_id = :membershipId
+        AND revoked_at IS NULL AND expires_at > now()
+      RETURNING id`,
+    { replacements: input, type: QueryTypes.SELECT, transaction: tx },
+  );
+  return rows.length === 1;
+}

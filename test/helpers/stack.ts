@@ -1,0 +1,96 @@
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, Runtime, DefaultLogger, type Worker } from '@temporalio/worker';
+import type { Express } from 'express';
+import type { Sequelize } from 'sequelize';
+import { createApp } from '../../api/app';
+import { createOperationIndex, loadOpenApiDocument, type OpenApiDocument } from '../../api/openapi';
+import { loadConfig, type Config } from '../../core/config';
+import { createLogger } from '../../core/logger';
+import { createOutboxMailer } from '../../core/mail';
+import { createPasswordHasher } from '../../core/passwords';
+import { createAccessTokenIssuer } from '../../core/access-tokens';
+import { createSequelize } from '../../db/connection';
+import { initModels } from '../../db/models';
+import { createWorker } from '../../worker/create-worker';
+
+const BUNDLE_PATH = path.join(__dirname, '..', '.tmp', 'workflow-bundle.js');
+let runtimeInstalled = false;
+
+export interface TestStack {
+  config: Config;
+  app: Express;
+  db: Sequelize;
+  /** A connection as the owner role: for arranging states and for reading around row-level security. */
+  owner: Sequelize;
+  temporal: Client;
+  taskQueue: string;
+  doc: OpenApiDocument;
+  stop(): Promise<void>;
+}
+
+/**
+ * The real app with a real worker on its own task queue, against the test database and the Temporal dev
+ * server that `npm test` started. One per test file.
+ */
+export async function startTestStack(overrides: Record<string, string> = {}): Promise<TestStack> {
+  if (!runtimeInstalled) {
+    Runtime.install({ logger: new DefaultLogger('WARN') });
+    runtimeInstalled = true;
+  }
+  const config = loadConfig({ ...process.env, NODE_ENV: 'test', PASSWORD_SCRYPT_LOG_N: '12', LOG_LEVEL: 'silent', ...overrides });
+  const logger = createLogger(config.logLevel);
+  const db = createSequelize(config.database.url, { poolMax: 20 });
+  initModels(db);
+  const owner = createSequelize(config.database.ownerUrl, { poolMax: 2 });
+  const doc = loadOpenApiDocument();
+  const taskQueue = `test-${path.basename(expect.getState().testPath ?? 'suite')}-${randomUUID()}`;
+  const mailer = createOutboxMailer();
+
+  const nativeConnection = await NativeConnection.connect({ address: config.temporal.address });
+  const worker: Worker = await createWorker({
+    config,
+    connection: nativeConnection,
+    db,
+    mailer,
+    logger,
+    defaultPermissions: createOperationIndex(doc).defaultPermissions(),
+    publicUrl: 'http://localhost:3000',
+    taskQueue,
+    workflowBundlePath: BUNDLE_PATH,
+  });
+  const running = worker.run();
+
+  const connection = await Connection.connect({ address: config.temporal.address });
+  const temporal = new Client({ connection, namespace: config.temporal.namespace });
+  const app = createApp({
+    config,
+    db,
+    temporal,
+    logger,
+    mailer,
+    hasher: createPasswordHasher(config.passwords.scryptLogN),
+    tokens: createAccessTokenIssuer(config.jwt),
+    doc,
+    taskQueue,
+  });
+
+  return {
+    config,
+    app,
+    db,
+    owner,
+    temporal,
+    taskQueue,
+    doc,
+    async stop() {
+      worker.shutdown();
+      await running;
+      await nativeConnection.close();
+      await connection.close();
+      await db.close();
+      await owner.close();
+    },
+  };
+}
