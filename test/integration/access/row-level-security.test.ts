@@ -1,0 +1,111 @@
+import { QueryTypes, type Sequelize } from 'sequelize';
+import { startTestStack, type TestStack } from '../../helpers/stack';
+import { registerWorkspace, type Registered } from '../../helpers/clients';
+import { withTenant } from '../../../db/connection';
+
+let stack: TestStack;
+let a: Registered;
+let b: Registered;
+beforeAll(async () => {
+  stack = await startTestStack();
+  [a, b] = await Promise.all([registerWorkspace(stack), registerWorkspace(stack)]);
+});
+afterAll(async () => {
+  await stack.stop();
+});
+
+async function tenantTables(db: Sequelize): Promise<Array<{ table: string; rls: boolean; forced: boolean; policies: number }>> {
+  return db.query(
+    `SELECT c.relname AS table, c.relrowsecurity AS rls, c.relforcerowsecurity AS forced,
+            (SELECT count(*)::int FROM pg_policy p WHERE p.polrelid = c.oid) AS policies
+       FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p')
+        AND (EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attname = 'tenant_id' AND NOT a.attisdropped)
+             OR c.relname = 'tenants')
+      ORDER BY c.relname`,
+    { type: QueryTypes.SELECT },
+  );
+}
+
+describe('row-level security', () => {
+  test('every tenant table (from pg_class) has row-level security on and a policy', async () => {
+    const tables = await tenantTables(stack.owner);
+    expect(tables.map((t) => t.table)).toEqual(expect.arrayContaining(['tenants', 'memberships', 'sessions', 'refresh_tokens', 'audit_events']));
+    for (const t of tables) {
+      expect({ table: t.table, rls: t.rls, hasPolicy: t.policies > 0 }).toEqual({ table: t.table, rls: true, hasPolicy: true });
+    }
+  });
+
+  test('the application role is no superuser, has no BYPASSRLS and owns no table', async () => {
+    const [role] = await stack.db.query<{ rolsuper: boolean; rolbypassrls: boolean; owned: number }>(
+      `SELECT r.rolsuper, r.rolbypassrls,
+              (SELECT count(*)::int FROM pg_class c WHERE c.relowner = r.oid AND c.relkind = 'r') AS owned
+         FROM pg_roles r WHERE r.rolname = current_user`,
+      { type: QueryTypes.SELECT },
+    );
+    expect(role).toEqual({ rolsuper: false, rolbypassrls: false, owned: 0 });
+  });
+
+  test('"with no tenant set a query sees zero rows", in every tenant table, though rows exist', async () => {
+    for (const { table } of await tenantTables(stack.owner)) {
+      const [asOwner] = await stack.owner.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}`, { type: QueryTypes.SELECT });
+      const [asApp] = await stack.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}`, { type: QueryTypes.SELECT });
+      expect({ table, rowsExist: asOwner.n > 0, visibleWithoutTenant: asApp.n }).toEqual({ table, rowsExist: true, visibleWithoutTenant: 0 });
+    }
+  });
+
+  test('with tenant A set, tenant B rows are invisible and cannot be written', async () => {
+    await withTenant(stack.db, a.me.tenantId, async (tx) => {
+      const rows = await stack.db.query<{ tenant_id: string }>('SELECT DISTINCT tenant_id FROM memberships', { type: QueryTypes.SELECT, transaction: tx });
+      expect(rows).toEqual([{ tenant_id: a.me.tenantId }]);
+      const [{ n }] = await stack.db.query<{ n: number }>('SELECT count(*)::int AS n FROM users WHERE tenant_id = :b', {
+        replacements: { b: b.me.tenantId },
+        type: QueryTypes.SELECT,
+        transaction: tx,
+      });
+      expect(n).toBe(0);
+    });
+    await expect(
+      withTenant(stack.db, a.me.tenantId, (tx) =>
+        stack.db.query("UPDATE legal_entities SET name = 'hijacked' WHERE tenant_id = :b", { replacements: { b: b.me.tenantId }, transaction: tx }),
+      ),
+    ).resolves.toBeDefined();
+    const [{ name }] = await stack.owner.query<{ name: string }>('SELECT name FROM legal_entities WHERE tenant_id = :b', {
+      replacements: { b: b.me.tenantId },
+      type: QueryTypes.SELECT,
+    });
+    expect(name).toBe(b.me.company.name);
+    await expect(
+      withTenant(stack.db, a.me.tenantId, (tx) =>
+        stack.db.query(
+          "INSERT INTO roles (tenant_id, id, code, name) VALUES (:b, gen_random_uuid(), 'VIEWER', 'smuggled')",
+          { replacements: { b: b.me.tenantId }, transaction: tx },
+        ),
+      ),
+    ).rejects.toThrow(/row-level security/);
+  });
+
+  test('the tenant setting is transaction-scoped: the pooled connection forgets it after commit', async () => {
+    const conn = await stack.db.connectionManager.getConnection({ type: 'write' });
+    try {
+      const q = (sql: string) => (conn as unknown as { query(sql: string): Promise<{ rows: Array<{ v: string | null }> }> }).query(sql);
+      await q('BEGIN');
+      await q(`SELECT set_config('app.tenant_id', '${a.me.tenantId}', true)`);
+      expect((await q("SELECT current_setting('app.tenant_id', true) AS v")).rows[0].v).toBe(a.me.tenantId);
+      await q('COMMIT');
+      expect((await q("SELECT current_setting('app.tenant_id', true) AS v")).rows[0].v || null).toBeNull();
+    } finally {
+      stack.db.connectionManager.releaseConnection(conn);
+    }
+  });
+
+  test('audit events are immutable: UPDATE and DELETE are rejected, even for the owner', async () => {
+    await expect(stack.owner.query("UPDATE audit_events SET details = 'edited' WHERE tenant_id = :a", { replacements: { a: a.me.tenantId } })).rejects.toThrow(
+      /append-only/,
+    );
+    await expect(stack.owner.query('DELETE FROM audit_events WHERE tenant_id = :a', { replacements: { a: a.me.tenantId } })).rejects.toThrow(/append-only/);
+    await expect(
+      withTenant(stack.db, a.me.tenantId, (tx) => stack.db.query('DELETE FROM audit_events', { transaction: tx })),
+    ).rejects.toThrow(/permission denied|append-only/);
+  });
+});
