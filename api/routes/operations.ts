@@ -17,7 +17,7 @@ export function operationsRoutes(deps: { db: Sequelize; temporal: Client; mailer
 
   router.get('/readyz', async (_req, res) => {
     const within = <T>(p: Promise<T>) =>
-      Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout')), 2000))]);
+      Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout')), 2000).unref())]);
     const [postgres, temporal] = await Promise.all([
       within(deps.db.query('SELECT 1')).then(() => 'UP' as const, () => 'DOWN' as const),
       within(deps.temporal.workflowService.getSystemInfo({})).then(() => 'UP' as const, () => 'DOWN' as const),
