@@ -87,6 +87,8 @@ export async function setupDatabase(config: Config, log: (m: string) => void = (
   try {
     const migrator = createMigrator(owner, roleFromUrl(config.database.url).name, log);
     const applied = await migrator.up();
+    // The migration ledger is the owner's business alone.
+    await owner.query(`REVOKE ALL ON schema_migrations FROM ${quoteIdent(roleFromUrl(config.database.url).name)}`);
     log(`migrations applied: ${applied.length === 0 ? 'none pending' : applied.map((m) => m.name).join(', ')}`);
   } finally {
     await owner.close();

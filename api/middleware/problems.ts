@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
+import { ConnectionError as DatabaseConnectionError } from 'sequelize';
 import { AppError, PROBLEMS, problemTypeUri, TenantHostMismatchError, UnauthenticatedError, type ProblemType } from '../../core/problems';
 import { locals } from './request-context';
 
@@ -8,6 +9,14 @@ interface ValidatorError {
   message?: string;
   errors?: Array<{ path?: string; message?: string }>;
   type?: string;
+}
+
+/** gRPC UNAVAILABLE (14) from the Temporal client, at any depth of the cause chain. */
+function isTemporalUnavailable(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    if ((e as { code?: unknown }).code === 14) return true;
+  }
+  return false;
 }
 
 function send(res: Response, type: ProblemType, detail: string, extensions: Record<string, unknown> = {}): void {
@@ -59,6 +68,10 @@ export function problemHandler(err: unknown, _req: Request, res: Response, next:
     if (e.status === 404) return send(res, 'not-found', e.message ?? 'Not found');
     if (e.status === 405) return send(res, 'method-not-allowed', e.message ?? 'Method not allowed');
     if (e.status === 415) return send(res, 'unsupported-media-type', e.message ?? 'Unsupported media type');
+  }
+  if (err instanceof DatabaseConnectionError || isTemporalUnavailable(err)) {
+    log?.warn('dependency unavailable', { error: err instanceof Error ? err.message : String(err) });
+    return send(res, 'dependency-unavailable', 'A service this operation depends on is unavailable; try again shortly');
   }
   const supportReference = randomUUID();
   log?.error('unhandled error', {
