@@ -7,8 +7,10 @@ say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 
 ensure_node_modules() {
   if [ ! -d "$ROOT/node_modules" ] || [ "$ROOT/package-lock.json" -nt "$ROOT/node_modules/.package-lock.json" ]; then
-    say "installing npm packages (npm ci)"
-    (cd "$ROOT" && npm ci --no-audit --no-fund --loglevel=error)
+    # `npm install` from the committed lock, not `npm ci`: npm 11 writes lock files holding only this
+    # platform's optional packages (e.g. @swc/core-linux-x64-gnu) and `npm ci` then refuses them as out of sync.
+    say "installing npm packages"
+    (cd "$ROOT" && npm install --no-audit --no-fund --loglevel=error)
   fi
 }
 
