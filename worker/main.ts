@@ -11,7 +11,17 @@ import { ensureSearchAttributes } from './search-attributes';
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel, { service: 'worker' });
-  Runtime.install({ logger: new DefaultLogger(config.logLevel === 'debug' ? 'DEBUG' : 'WARN') });
+  // The SDK's own log lines go through the same JSON logger as ours.
+  const sdkLog = logger.child({ component: 'temporal-sdk' });
+  Runtime.install({
+    logger: new DefaultLogger(config.logLevel === 'debug' ? 'DEBUG' : 'INFO', ({ level, message, meta }) => {
+      const fields = { ...(meta ?? {}) } as Record<string, unknown>;
+      if (level === 'ERROR') sdkLog.error(message, fields);
+      else if (level === 'WARN') sdkLog.warn(message, fields);
+      else if (level === 'INFO') sdkLog.info(message, fields);
+      else sdkLog.debug(message, fields);
+    }),
+  });
   const db = createSequelize(config.database.url, { poolMax: config.database.poolMax });
   initModels(db);
   await ensureSearchAttributes(config.temporal.address, config.temporal.namespace);
