@@ -1,10 +1,10 @@
 import { Sequelize, Transaction, QueryTypes } from 'sequelize';
-import type { Logger } from '../core/logger';
 
-export function createSequelize(url: string, options: { poolMax?: number; logger?: Logger } = {}): Sequelize {
+export function createSequelize(url: string, options: { poolMax?: number } = {}): Sequelize {
   return new Sequelize(url, {
     dialect: 'postgres',
-    logging: options.logger ? (sql) => options.logger!.debug('sql', { sql: sql.slice(0, 500) }) : false,
+    // Never log SQL: Sequelize inlines replacement values, and some of them are token or password hashes.
+    logging: false,
     pool: { max: options.poolMax ?? 10, min: 0, idle: 10000, acquire: 30000 },
     define: { underscored: true, timestamps: false },
     dialectOptions: { application_name: 'accounting-backend' },
