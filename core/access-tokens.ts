@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createSecretKey, randomUUID, type KeyObject } from 'node:crypto';
 import jwt, { type JwtPayload } from 'jsonwebtoken';
 import type { Config } from './config';
 
@@ -23,8 +23,9 @@ export interface AccessTokenIssuer {
 }
 
 export function createAccessTokenIssuer(config: Config['jwt']): AccessTokenIssuer {
-  const [signingKey] = config.keys;
-  const keysById = new Map(config.keys.map((k) => [k.kid, k.secret]));
+  // KeyObjects built once: handing jsonwebtoken raw secrets makes it build one per call.
+  const keysById = new Map<string, KeyObject>(config.keys.map((k) => [k.kid, createSecretKey(k.secret)]));
+  const signingKey = { kid: config.keys[0].kid, secret: keysById.get(config.keys[0].kid)! };
   return {
     sign(claims) {
       return jwt.sign(
