@@ -5,9 +5,9 @@ import type { Sequelize } from 'sequelize';
 import type { Config } from '../core/config';
 import type { Logger } from '../core/logger';
 import type { Mailer } from '../core/mail';
-import type { PasswordHasher } from '../core/passwords';
-import type { AccessTokenIssuer } from '../core/access-tokens';
-import { createOperationIndex, type OpenApiDocument } from './openapi';
+import { createPasswordHasher, type PasswordHasher } from '../core/passwords';
+import { createAccessTokenIssuer, type AccessTokenIssuer } from '../core/access-tokens';
+import { createOperationIndex, loadOpenApiDocument, type OpenApiDocument } from './openapi';
 import { createWorkflowRunner } from './workflow-runner';
 import { requestContext } from './middleware/request-context';
 import { authenticate } from './middleware/authenticate';
@@ -26,21 +26,25 @@ export interface AppDeps {
   temporal: Client;
   logger: Logger;
   mailer: Mailer;
-  hasher: PasswordHasher;
-  tokens: AccessTokenIssuer;
-  doc: OpenApiDocument;
+  /** Built from config when not given. */
+  hasher?: PasswordHasher;
+  tokens?: AccessTokenIssuer;
+  doc?: OpenApiDocument;
   taskQueue?: string;
 }
 
 /** Builds the Express app: context → body parser → authentication → OpenAPI validation → routes → problems. */
 export function createApp(deps: AppDeps): Express {
   const { config, db } = deps;
-  const operations = createOperationIndex(deps.doc);
+  const doc = deps.doc ?? loadOpenApiDocument();
+  const hasher = deps.hasher ?? createPasswordHasher(config.passwords.scryptLogN);
+  const tokens = deps.tokens ?? createAccessTokenIssuer(config.jwt);
+  const operations = createOperationIndex(doc);
   const workflows = createWorkflowRunner(deps.temporal, config.temporal.workflowResponseTimeoutMs);
   const taskQueue = deps.taskQueue ?? config.temporal.taskQueue;
-  const sessions = createSessionService({ db, tokens: deps.tokens, sessions: config.sessions });
-  const registration = createRegistrationService({ db, workflows, taskQueue, hasher: deps.hasher, sessions });
-  const login = createLoginService({ db, hasher: deps.hasher, sessions, baseDomain: config.baseDomain });
+  const sessions = createSessionService({ db, tokens: tokens, sessions: config.sessions });
+  const registration = createRegistrationService({ db, workflows, taskQueue, hasher: hasher, sessions });
+  const login = createLoginService({ db, hasher: hasher, sessions, baseDomain: config.baseDomain });
   const me = createMeService({ db });
 
   const app = express();
@@ -48,10 +52,10 @@ export function createApp(deps: AppDeps): Express {
   app.set('trust proxy', config.trustProxy);
   app.use(requestContext(deps.logger, config.baseDomain));
   app.use(express.json({ limit: '256kb', type: ['application/json', 'application/*+json'] }));
-  app.use(authenticate({ db, tokens: deps.tokens, operations }));
+  app.use(authenticate({ db, tokens: tokens, operations }));
   app.use(
     OpenApiValidator.middleware({
-      apiSpec: structuredClone(deps.doc) as never,
+      apiSpec: structuredClone(doc) as never,
       validateRequests: { allowUnknownQueryParameters: false },
       validateResponses: config.validateResponses,
       validateSecurity: false,
@@ -60,7 +64,7 @@ export function createApp(deps: AppDeps): Express {
       ignorePaths: /^\/docs(\/|$)/,
     }),
   );
-  app.use(operationsRoutes({ db, temporal: deps.temporal, mailer: deps.mailer, doc: deps.doc }));
+  app.use(operationsRoutes({ db, temporal: deps.temporal, mailer: deps.mailer, doc: doc }));
   app.use(authRoutes({ registration, login, sessions }));
   app.use(meRoutes({ me }));
   app.use(notFound);

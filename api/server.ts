@@ -3,12 +3,9 @@ import { Client, Connection } from '@temporalio/client';
 import { loadConfig, type Config } from '../core/config';
 import { createLogger, type Logger } from '../core/logger';
 import { createMailer } from '../core/mail';
-import { createPasswordHasher } from '../core/passwords';
-import { createAccessTokenIssuer } from '../core/access-tokens';
 import { createSequelize } from '../db/connection';
 import { initModels } from '../db/models';
 import { createApp } from './app';
-import { loadOpenApiDocument } from './openapi';
 
 export interface RunningServer {
   server: Server;
@@ -28,9 +25,6 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     temporal,
     logger,
     mailer: createMailer(config.mail),
-    hasher: createPasswordHasher(config.passwords.scryptLogN),
-    tokens: createAccessTokenIssuer(config.jwt),
-    doc: loadOpenApiDocument(),
   });
   const server = await new Promise<Server>((resolve) => {
     const s = app.listen(config.port, '0.0.0.0', () => resolve(s));

@@ -33,10 +33,15 @@ export interface WorkflowRunner {
   start<W extends Workflow>(workflow: string, options: WorkflowStartOptions<W>): Promise<void>;
 }
 
+/** Starting a workflow is one RPC; past this the server counts as unavailable (503), not slow. */
+const START_DEADLINE_MS = 5000;
+
 export function createWorkflowRunner(client: Client, timeoutMs: number): WorkflowRunner {
+  const startWithDeadline = <W extends Workflow>(workflow: string, options: WorkflowStartOptions<W>) =>
+    client.withDeadline(Date.now() + Math.min(START_DEADLINE_MS, timeoutMs), () => client.workflow.start<W>(workflow, options));
   return {
     async execute<W extends Workflow>(workflow: string, options: WorkflowStartOptions<W>): Promise<Awaited<ReturnType<W>>> {
-      const handle = await client.workflow.start<W>(workflow, options);
+      const handle = await startWithDeadline<W>(workflow, options);
       let timer: NodeJS.Timeout | undefined;
       const deadline = new Promise<never>((_, reject) => {
         timer = setTimeout(() => reject(new AppError('operation-pending', `Workflow ${options.workflowId} is still running`)), timeoutMs);
@@ -51,7 +56,7 @@ export function createWorkflowRunner(client: Client, timeoutMs: number): Workflo
       }
     },
     async start<W extends Workflow>(workflow: string, options: WorkflowStartOptions<W>): Promise<void> {
-      await client.workflow.start<W>(workflow, options);
+      await startWithDeadline<W>(workflow, options);
     },
   };
 }

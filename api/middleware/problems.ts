@@ -11,10 +11,11 @@ interface ValidatorError {
   type?: string;
 }
 
-/** gRPC UNAVAILABLE (14) from the Temporal client, at any depth of the cause chain. */
+/** gRPC UNAVAILABLE (14) or DEADLINE_EXCEEDED (4) from the Temporal client, at any depth of the cause chain. */
 function isTemporalUnavailable(err: unknown): boolean {
   for (let e: unknown = err, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
-    if ((e as { code?: unknown }).code === 14) return true;
+    const code = (e as { code?: unknown }).code;
+    if (code === 14 || code === 4) return true;
   }
   return false;
 }

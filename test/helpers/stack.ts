@@ -9,8 +9,6 @@ import { createOperationIndex, loadOpenApiDocument, type OpenApiDocument } from 
 import { loadConfig, type Config } from '../../core/config';
 import { createLogger } from '../../core/logger';
 import { createOutboxMailer } from '../../core/mail';
-import { createPasswordHasher } from '../../core/passwords';
-import { createAccessTokenIssuer } from '../../core/access-tokens';
 import { createSequelize } from '../../db/connection';
 import { initModels } from '../../db/models';
 import { createWorker } from '../../worker/create-worker';
@@ -70,8 +68,6 @@ export async function startTestStack(overrides: Record<string, string> = {}): Pr
     temporal,
     logger,
     mailer,
-    hasher: createPasswordHasher(config.passwords.scryptLogN),
-    tokens: createAccessTokenIssuer(config.jwt),
     doc,
     taskQueue,
   });
