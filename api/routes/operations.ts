@@ -20,7 +20,8 @@ export function operationsRoutes(deps: { db: Sequelize; temporal: Client; mailer
       Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout')), 2000).unref())]);
     const [postgres, temporal] = await Promise.all([
       within(deps.db.query('SELECT 1')).then(() => 'UP' as const, () => 'DOWN' as const),
-      within(deps.temporal.workflowService.getSystemInfo({})).then(() => 'UP' as const, () => 'DOWN' as const),
+      // The deadline ends the RPC itself (and its retries), not only our wait for it.
+      deps.temporal.withDeadline(Date.now() + 2000, () => deps.temporal.workflowService.getSystemInfo({})).then(() => 'UP' as const, () => 'DOWN' as const),
     ]);
     const ready = postgres === 'UP' && temporal === 'UP';
     res.status(ready ? 200 : 503).json({ status: ready ? 'READY' : 'NOT_READY', checks: { postgres, temporal } });
