@@ -86,6 +86,10 @@ export function createRegistrationService(deps: RegistrationServiceDeps) {
         workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
       });
     } catch (err) {
+      // A request that lost (a race, a failed run) must not leave its password hash behind. A pending run
+      // may still need it; its activity clears it when it completes.
+      const pending = err instanceof AppError && err.type === 'operation-pending';
+      if (!pending) await RegistrationAttempt.update({ passwordHash: null }, { where: { id: attemptId } });
       if (err instanceof WorkflowExecutionAlreadyStartedError) throw new AppError('registration-proof-invalid');
       throw err;
     }

@@ -179,6 +179,18 @@ describe('POST /api/v1/auth/register', () => {
     expect(statuses.filter((s) => s !== 201).every((s) => s === 400)).toBe(true);
     expect(await count('SELECT count(*) AS n FROM identities WHERE email = :email', { email })).toBe(1);
     expect(await count('SELECT count(*) AS n FROM users u JOIN identities i ON i.id = u.identity_id WHERE i.email = :email', { email })).toBe(1);
+    // Winner and losers alike leave no password hash in their attempt rows.
+    const attempts = await count(
+      'SELECT count(*) AS n FROM registration_attempts a JOIN registration_proofs p ON p.id = a.proof_id WHERE p.email = :email',
+      { email },
+    );
+    expect(attempts).toBe(8);
+    expect(
+      await count(
+        'SELECT count(*) AS n FROM registration_attempts a JOIN registration_proofs p ON p.id = a.proof_id WHERE p.email = :email AND a.password_hash IS NOT NULL',
+        { email },
+      ),
+    ).toBe(0);
   });
 
   describe('an existing identity', () => {
