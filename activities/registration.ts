@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
 import { Op, QueryTypes, type Sequelize } from 'sequelize';
 import { Identity, RegistrationAttempt, RegistrationProof, type RoleCode } from '../db/models';
@@ -9,7 +10,6 @@ import type { Logger } from '../core/logger';
 import { FailureType } from '../workflows/failures';
 import type { RegistrationProofInput } from '../workflows/registration-proof.workflow';
 import type { RegistrationInput, RegistrationResult } from '../workflows/registration.workflow';
-import { randomUUID } from 'node:crypto';
 
 export interface RegistrationDeps {
   db: Sequelize;

@@ -42,9 +42,9 @@ export function createApp(deps: AppDeps): Express {
   const operations = createOperationIndex(doc);
   const workflows = createWorkflowRunner(deps.temporal, config.temporal.workflowResponseTimeoutMs);
   const taskQueue = deps.taskQueue ?? config.temporal.taskQueue;
-  const sessions = createSessionService({ db, tokens: tokens, sessions: config.sessions });
-  const registration = createRegistrationService({ db, workflows, taskQueue, hasher: hasher, sessions });
-  const login = createLoginService({ db, hasher: hasher, sessions, baseDomain: config.baseDomain });
+  const sessions = createSessionService({ db, tokens, sessions: config.sessions });
+  const registration = createRegistrationService({ db, workflows, taskQueue, hasher, sessions });
+  const login = createLoginService({ db, hasher, sessions, baseDomain: config.baseDomain });
   const me = createMeService({ db });
 
   const app = express();
@@ -52,7 +52,7 @@ export function createApp(deps: AppDeps): Express {
   app.set('trust proxy', config.trustProxy);
   app.use(requestContext(deps.logger, config.baseDomain));
   app.use(express.json({ limit: '256kb', type: ['application/json', 'application/*+json'] }));
-  app.use(authenticate({ db, tokens: tokens, operations }));
+  app.use(authenticate({ db, tokens, operations }));
   app.use(
     OpenApiValidator.middleware({
       apiSpec: structuredClone(doc) as never,

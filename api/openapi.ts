@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
 import type { RoleCode } from '../db/models/workspace';
@@ -27,14 +27,7 @@ export interface OpenApiDocument {
 export function loadOpenApiDocument(file = path.join(__dirname, 'openapi.yaml')): OpenApiDocument {
   // The YAML sits beside this file in the source tree; the compiled tree reads it from the source.
   const candidates = [file, path.join(__dirname, '..', '..', 'api', 'openapi.yaml')];
-  const found = candidates.find((f) => {
-    try {
-      readFileSync(f);
-      return true;
-    } catch {
-      return false;
-    }
-  });
+  const found = candidates.find((f) => existsSync(f));
   if (!found) throw new Error('api/openapi.yaml not found');
   return YAML.parse(readFileSync(found, 'utf8')) as OpenApiDocument;
 }

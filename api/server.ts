@@ -13,7 +13,7 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-/** Starts the API with its own connections; tests call this with port 0 and stop it themselves. */
+/** Starts the API with its own connections; `stop()` closes them. */
 export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
   const db = createSequelize(config.database.url, { poolMax: config.database.poolMax });
   initModels(db);

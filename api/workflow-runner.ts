@@ -1,5 +1,5 @@
 import { WorkflowFailedError, type Client, type WorkflowStartOptions } from '@temporalio/client';
-import { ApplicationFailure, WorkflowExecutionAlreadyStartedError, type Workflow } from '@temporalio/common';
+import { ApplicationFailure, type Workflow } from '@temporalio/common';
 import { AppError } from '../core/problems';
 import { FailureType } from '../workflows/failures';
 
@@ -20,8 +20,7 @@ function applicationFailureOf(err: unknown): ApplicationFailure | null {
   return null;
 }
 
-export function toAppError(err: unknown): unknown {
-  if (err instanceof WorkflowExecutionAlreadyStartedError) return err;
+function toAppError(err: WorkflowFailedError): unknown {
   const failure = applicationFailureOf(err);
   const mapped = failure?.type ? FAILURE_TO_PROBLEM[failure.type as FailureType] : undefined;
   return mapped ? mapped() : err;

@@ -1,4 +1,4 @@
-import { createHash, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 
 /** 32 CSPRNG bytes as base64url: 43 characters, the shape of every proof and one-time token. */
 export function newOpaqueToken(): string {
@@ -8,15 +8,4 @@ export function newOpaqueToken(): string {
 /** One-time tokens are stored only as SHA-256; they carry 256 bits, so a fast hash is enough. */
 export function sha256(value: string): Buffer {
   return createHash('sha256').update(value, 'utf8').digest();
-}
-
-export function constantTimeEquals(a: Buffer, b: Buffer): boolean {
-  return a.length === b.length && timingSafeEqual(a, b);
-}
-
-/** A numeric code of `digits` digits from the CSPRNG, zero-padded. */
-export function numericCode(digits: number): string {
-  let code = '';
-  for (let i = 0; i < digits; i++) code += String(randomInt(10));
-  return code;
 }

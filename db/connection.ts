@@ -29,11 +29,6 @@ export async function withTenant<T>(db: Sequelize, tenantId: string, work: (tx: 
   });
 }
 
-/** A transaction with no tenant: tenant-scoped tables show zero rows in it. */
-export async function withoutTenant<T>(db: Sequelize, work: (tx: Tx) => Promise<T>): Promise<T> {
-  return db.transaction(work);
-}
-
 export async function setTenant(db: Sequelize, tx: Tx, tenantId: string): Promise<void> {
   await db.query("SELECT set_config('app.tenant_id', :tenantId, true)", {
     replacements: { tenantId },

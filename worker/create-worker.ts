@@ -4,7 +4,7 @@ import { createActivities } from '../activities';
 import type { Config } from '../core/config';
 import type { Logger } from '../core/logger';
 import type { Mailer } from '../core/mail';
-import type { RoleCode } from '../db/models';
+import { createOperationIndex, loadOpenApiDocument } from '../api/openapi';
 
 export interface WorkerDeps {
   config: Config;
@@ -12,8 +12,6 @@ export interface WorkerDeps {
   db: Sequelize;
   mailer: Mailer;
   logger: Logger;
-  defaultPermissions: Map<string, RoleCode[]>;
-  publicUrl: string;
   taskQueue?: string;
   /** A prebuilt workflow bundle (tests build one per run); otherwise workflows are bundled at start. */
   workflowBundlePath?: string;
@@ -24,10 +22,11 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
     db: deps.db,
     mailer: deps.mailer,
     logger: deps.logger,
-    publicUrl: deps.publicUrl,
+    publicUrl: deps.config.publicUrl,
     proofTtlSeconds: deps.config.registration.proofTtlSeconds,
     proofsPerEmailPerHour: deps.config.registration.proofsPerEmailPerHour,
-    defaultPermissions: deps.defaultPermissions,
+    // New workspaces get the default roles the OpenAPI document names for each permission.
+    defaultPermissions: createOperationIndex(loadOpenApiDocument()).defaultPermissions(),
   });
   const workflows: Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> = deps.workflowBundlePath
     ? { workflowBundle: { codePath: deps.workflowBundlePath } }

@@ -4,7 +4,6 @@ import { createLogger } from '../core/logger';
 import { createMailer } from '../core/mail';
 import { createSequelize } from '../db/connection';
 import { initModels } from '../db/models';
-import { createOperationIndex, loadOpenApiDocument } from '../api/openapi';
 import { createWorker } from './create-worker';
 import { ensureSearchAttributes } from './search-attributes';
 
@@ -32,8 +31,6 @@ async function main(): Promise<void> {
     db,
     mailer: createMailer(config.mail),
     logger,
-    defaultPermissions: createOperationIndex(loadOpenApiDocument()).defaultPermissions(),
-    publicUrl: config.publicUrl,
   });
   logger.info('worker started', { taskQueue: config.temporal.taskQueue, namespace: config.temporal.namespace });
   // worker.run() resolves after SIGINT/SIGTERM (the Runtime's default shutdown signals) drain the worker.

@@ -5,7 +5,7 @@ import { NativeConnection, Runtime, DefaultLogger, type Worker } from '@temporal
 import type { Express } from 'express';
 import type { Sequelize } from 'sequelize';
 import { createApp } from '../../api/app';
-import { createOperationIndex, loadOpenApiDocument, type OpenApiDocument } from '../../api/openapi';
+import { loadOpenApiDocument, type OpenApiDocument } from '../../api/openapi';
 import { loadConfig, type Config } from '../../core/config';
 import { createLogger } from '../../core/logger';
 import { createOutboxMailer } from '../../core/mail';
@@ -53,8 +53,6 @@ export async function startTestStack(overrides: Record<string, string> = {}): Pr
     db,
     mailer,
     logger,
-    defaultPermissions: createOperationIndex(doc).defaultPermissions(),
-    publicUrl: 'http://localhost:3000',
     taskQueue,
     workflowBundlePath: BUNDLE_PATH,
   });
