@@ -1,10 +1,12 @@
 import { createRegistrationActivities, type RegistrationDeps } from './registration';
+import { createEmailChallengeActivities, type EmailChallengeDeps } from './email-challenge';
 
-export type ActivityDeps = RegistrationDeps;
+export type ActivityDeps = RegistrationDeps & EmailChallengeDeps;
 
 /** Every activity the worker registers, built from its dependencies. */
 export function createActivities(deps: ActivityDeps) {
   return {
     ...createRegistrationActivities(deps),
+    ...createEmailChallengeActivities(deps),
   };
 }

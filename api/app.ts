@@ -16,6 +16,9 @@ import { createSessionService } from './services/sessions';
 import { createRegistrationService } from './services/registration';
 import { createLoginService } from './services/login';
 import { createMeService } from './services/me';
+import { createSecondFactorService } from './services/second-factors';
+import { createSecurityService } from './services/security';
+import { createFactorSecrets } from '../core/factor-secrets';
 import { operationsRoutes } from './routes/operations';
 import { authRoutes } from './routes/auth';
 import { meRoutes } from './routes/me';
@@ -44,8 +47,18 @@ export function createApp(deps: AppDeps): Express {
   const taskQueue = deps.taskQueue ?? config.temporal.taskQueue;
   const sessions = createSessionService({ db, tokens, sessions: config.sessions });
   const registration = createRegistrationService({ db, workflows, taskQueue, hasher, sessions });
-  const login = createLoginService({ db, hasher, sessions, baseDomain: config.baseDomain });
+  const factorSecrets = createFactorSecrets(config.secondFactors.secretKey);
+  const factors = createSecondFactorService({ db, hasher, factorSecrets, workflows, taskQueue, settings: config.secondFactors });
+  const login = createLoginService({ db, hasher, sessions, factors, baseDomain: config.baseDomain });
   const me = createMeService({ db });
+  const security = createSecurityService({
+    db,
+    hasher,
+    factors,
+    factorSecrets,
+    settings: config.secondFactors,
+    emailDeliveryAvailable: Boolean(deps.mailer),
+  });
 
   const app = express();
   app.disable('x-powered-by');
@@ -66,7 +79,7 @@ export function createApp(deps: AppDeps): Express {
   );
   app.use(operationsRoutes({ db, temporal: deps.temporal, mailer: deps.mailer, doc: doc }));
   app.use(authRoutes({ registration, login, sessions }));
-  app.use(meRoutes({ me }));
+  app.use(meRoutes({ me, security }));
   app.use(notFound);
   app.use(problemHandler);
   return app;

@@ -1,5 +1,12 @@
-import { WorkflowFailedError, type Client, type WorkflowStartOptions } from '@temporalio/client';
-import { ApplicationFailure, type Workflow } from '@temporalio/common';
+import {
+  WorkflowFailedError,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+  WorkflowUpdateRPCTimeoutOrCancelledError,
+  type Client,
+  type WorkflowStartOptions,
+} from '@temporalio/client';
+import { ApplicationFailure, type UpdateDefinition, type Workflow } from '@temporalio/common';
 import { AppError } from '../core/problems';
 import { FailureType } from '../workflows/failures';
 
@@ -9,6 +16,7 @@ import { FailureType } from '../workflows/failures';
 const FAILURE_TO_PROBLEM: Record<FailureType, () => AppError> = {
   RegistrationProofInvalid: () => new AppError('registration-proof-invalid'),
   InvalidCredentials: () => new AppError('invalid-credentials'),
+  ChallengeMismatch: () => new AppError('invalid-second-factor'),
 };
 
 function applicationFailureOf(err: unknown): ApplicationFailure | null {
@@ -20,7 +28,7 @@ function applicationFailureOf(err: unknown): ApplicationFailure | null {
   return null;
 }
 
-function toAppError(err: WorkflowFailedError): unknown {
+function toAppError(err: WorkflowFailedError | WorkflowUpdateFailedError): unknown {
   const failure = applicationFailureOf(err);
   const mapped = failure?.type ? FAILURE_TO_PROBLEM[failure.type as FailureType] : undefined;
   return mapped ? mapped() : err;
@@ -30,6 +38,11 @@ export interface WorkflowRunner {
   /** Starts the workflow and waits for its result, at most `timeoutMs`; then answers 503 operation-pending. */
   execute<W extends Workflow>(workflow: string, options: WorkflowStartOptions<W>): Promise<Awaited<ReturnType<W>>>;
   start<W extends Workflow>(workflow: string, options: WorkflowStartOptions<W>): Promise<void>;
+  /**
+   * Sends an update to a running workflow and waits for its result, at most `timeoutMs` (then 503).
+   * Answers `null` when the workflow does not exist or has already ended.
+   */
+  update<Ret, Arg>(workflowId: string, update: UpdateDefinition<Ret, [Arg]>, arg: Arg): Promise<Ret | null>;
 }
 
 /** Starting a workflow is one RPC; past this the server counts as unavailable (503), not slow. */
@@ -56,6 +69,20 @@ export function createWorkflowRunner(client: Client, timeoutMs: number): Workflo
     },
     async start<W extends Workflow>(workflow: string, options: WorkflowStartOptions<W>): Promise<void> {
       await startWithDeadline<W>(workflow, options);
+    },
+    async update<Ret, Arg>(workflowId: string, update: UpdateDefinition<Ret, [Arg]>, arg: Arg): Promise<Ret | null> {
+      try {
+        return await client.withDeadline(Date.now() + timeoutMs, () =>
+          client.workflow.getHandle(workflowId).executeUpdate(update, { args: [arg] }),
+        );
+      } catch (err) {
+        if (err instanceof WorkflowNotFoundError) return null;
+        if (err instanceof WorkflowUpdateFailedError) throw toAppError(err);
+        if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError) {
+          throw new AppError('operation-pending', `Workflow ${workflowId} did not answer in time`);
+        }
+        throw err;
+      }
     },
   };
 }

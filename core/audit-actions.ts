@@ -3,6 +3,13 @@
 export const AUDIT_ACTIONS = {
   'workspace.registered': { category: 'WORKSPACE', label: 'Workspace registered', kind: 'CREATE' },
   'auth.login.succeeded': { category: 'AUTHENTICATION', label: 'Logged in', kind: 'OTHER' },
+  'auth.login.failed': { category: 'AUTHENTICATION', label: 'Login failed', kind: 'OTHER' },
+  'auth.password.changed': { category: 'SECURITY', label: 'Password changed', kind: 'UPDATE' },
+  'auth.email-factor.enabled': { category: 'SECURITY', label: 'Email sign-in codes turned on', kind: 'UPDATE' },
+  'auth.email-factor.disabled': { category: 'SECURITY', label: 'Email sign-in codes turned off', kind: 'UPDATE' },
+  'auth.totp.enabled': { category: 'SECURITY', label: 'Authenticator app turned on', kind: 'UPDATE' },
+  'auth.totp.disabled': { category: 'SECURITY', label: 'Authenticator app turned off', kind: 'UPDATE' },
+  'auth.recovery-codes.regenerated': { category: 'SECURITY', label: 'Recovery codes regenerated', kind: 'UPDATE' },
   'auth.session.revoked': { category: 'AUTHENTICATION', label: 'Session revoked', kind: 'OTHER' },
   'auth.logout': { category: 'AUTHENTICATION', label: 'Logged out', kind: 'OTHER' },
   'auth.refresh-token.reused': {

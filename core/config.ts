@@ -41,6 +41,16 @@ export interface Config {
   passwords: {
     scryptLogN: number;
   };
+  secondFactors: {
+    /** Root key for second-factor secrets: TOTP secrets at rest, emailed codes, their MACs (HKDF subkeys). */
+    secretKey: Buffer;
+    issuer: string; // shown in authenticator apps
+    emailCodeTtlSeconds: number;
+    totpEnrollmentTtlSeconds: number;
+    attemptsPerWindow: number;
+    attemptWindowSeconds: number;
+    recoveryCodeScryptLogN: number;
+  };
   mail: {
     sendgridApiKey: string | null;
     from: string;
@@ -69,6 +79,19 @@ function str(env: Env, name: string, fallback: string): string {
 }
 
 const DEV_JWT_SECRET = 'development-only-signing-key-never-used-in-production-0123456789';
+
+const DEV_FACTOR_SECRET = 'development-only-second-factor-key-never-used-in-production-0123';
+
+function secondFactorKey(env: Env, production: boolean): Buffer {
+  const raw = env.SECOND_FACTOR_SECRET_KEY;
+  if (!raw) {
+    if (production) throw new ConfigError('SECOND_FACTOR_SECRET_KEY is required in production');
+    return Buffer.from(DEV_FACTOR_SECRET);
+  }
+  const bytes = Buffer.from(raw, 'base64');
+  if (bytes.length < 32) throw new ConfigError('SECOND_FACTOR_SECRET_KEY must be at least 32 bytes (base64)');
+  return bytes;
+}
 
 function jwtKeys(env: Env, production: boolean): JwtKey[] {
   // JWT_KEYS="kid1:base64secret,kid0:base64secret" — first signs, all verify.
@@ -136,6 +159,16 @@ export function loadConfig(env: Env = process.env): Config {
     passwords: {
       // 2^17 with r=8 is OWASP's scrypt floor (128 MiB per hash); tests lower it to stay fast.
       scryptLogN: int(env, 'PASSWORD_SCRYPT_LOG_N', 17, 10, 20),
+    },
+    secondFactors: {
+      secretKey: secondFactorKey(env, production),
+      issuer: str(env, 'TOTP_ISSUER', 'Accounting'),
+      // interface.md §5.6 and §8 fix these; they are config only so operators can see them in one place.
+      emailCodeTtlSeconds: 300,
+      totpEnrollmentTtlSeconds: int(env, 'TOTP_ENROLLMENT_TTL_SECONDS', 600, 60, 3600),
+      attemptsPerWindow: 5,
+      attemptWindowSeconds: 300,
+      recoveryCodeScryptLogN: int(env, 'RECOVERY_CODE_SCRYPT_LOG_N', 14, 10, 18),
     },
     mail: {
       sendgridApiKey,

@@ -5,6 +5,7 @@ import type { Config } from '../core/config';
 import type { Logger } from '../core/logger';
 import type { Mailer } from '../core/mail';
 import { createOperationIndex, loadOpenApiDocument } from '../api/openapi';
+import { createFactorSecrets } from '../core/factor-secrets';
 
 export interface WorkerDeps {
   config: Config;
@@ -27,6 +28,8 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
     proofsPerEmailPerHour: deps.config.registration.proofsPerEmailPerHour,
     // New workspaces get the default roles the OpenAPI document names for each permission.
     defaultPermissions: createOperationIndex(loadOpenApiDocument()).defaultPermissions(),
+    factorSecrets: createFactorSecrets(deps.config.secondFactors.secretKey),
+    emailCodeTtlSeconds: deps.config.secondFactors.emailCodeTtlSeconds,
   });
   const workflows: Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> = deps.workflowBundlePath
     ? { workflowBundle: { codePath: deps.workflowBundlePath } }

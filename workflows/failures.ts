@@ -4,6 +4,7 @@
 export const FailureType = {
   RegistrationProofInvalid: 'RegistrationProofInvalid',
   InvalidCredentials: 'InvalidCredentials',
+  ChallengeMismatch: 'ChallengeMismatch',
 } as const;
 
 export type FailureType = (typeof FailureType)[keyof typeof FailureType];

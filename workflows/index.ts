@@ -1,2 +1,3 @@
 export { registrationProofWorkflow } from './registration-proof.workflow';
 export { registrationWorkflow } from './registration.workflow';
+export { emailChallengeWorkflow } from './email-challenge.workflow';

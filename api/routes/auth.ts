@@ -21,7 +21,8 @@ export function authRoutes(deps: {
   });
 
   router.post('/api/v1/auth/login', async (req, res) => {
-    res.status(200).json(await deps.login.login(req.body, locals(res).ctx));
+    const outcome = await deps.login.login(req.body, locals(res).ctx);
+    res.status(outcome.status).json(outcome.body);
   });
 
   router.post('/api/v1/auth/refresh', async (req, res) => {

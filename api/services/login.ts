@@ -9,6 +9,8 @@ import type { RequestContext } from '../context';
 import { assertPasswordWithinBytes } from './password-rules';
 import { normaliseEmail } from './registration';
 import type { SessionService, TokenPair } from './sessions';
+import type { SecondFactorService } from './second-factors';
+import { loadFactorState } from '../../db/repositories/second-factors';
 
 export interface LoginInput {
   email: string;
@@ -23,6 +25,7 @@ export interface LoginServiceDeps {
   db: Sequelize;
   hasher: PasswordHasher;
   sessions: SessionService;
+  factors: SecondFactorService;
   baseDomain: string;
 }
 
@@ -38,6 +41,23 @@ export function assertFactorShape(input: LoginInput): void {
   }
 }
 
+export interface EmailChallengeResponse {
+  channel: 'EMAIL' | 'TOTP';
+  challengeId: string | null;
+  expiresAt: string | null;
+}
+
+export type LoginOutcome = { status: 200; body: TokenPair } | { status: 202; body: EmailChallengeResponse };
+
+type FactorKind = 'EMAIL_CODE' | 'TOTP' | 'RECOVERY_CODE';
+
+function factorOf(input: LoginInput): FactorKind | null {
+  if (input.code !== undefined) return 'EMAIL_CODE';
+  if (input.totpCode !== undefined) return 'TOTP';
+  if (input.recoveryCode !== undefined) return 'RECOVERY_CODE';
+  return null;
+}
+
 interface ActiveMembership {
   tenant_id: string;
   slug: string;
@@ -45,7 +65,7 @@ interface ActiveMembership {
 }
 
 export function createLoginService(deps: LoginServiceDeps) {
-  const { db } = deps;
+  const { db, factors } = deps;
 
   async function activeMemberships(identityId: string): Promise<ActiveMembership[]> {
     return db.query<ActiveMembership>('SELECT * FROM app_identity_memberships(:identityId)', {
@@ -54,7 +74,41 @@ export function createLoginService(deps: LoginServiceDeps) {
     });
   }
 
-  async function login(input: LoginInput, ctx: RequestContext): Promise<TokenPair> {
+  /** A failed login is recorded in the workspace it was aimed at (every workspace, on the central host). */
+  async function recordFailure(memberships: ActiveMembership[], reason: string, ctx: RequestContext): Promise<void> {
+    for (const m of memberships) {
+      await withTenant(db, m.tenant_id, (tx) =>
+        recordAuditEvent(tx, {
+          tenantId: m.tenant_id,
+          action: 'auth.login.failed',
+          actorMembershipId: m.membership_id,
+          systemActor: false,
+          correlationId: ctx.correlationId,
+          subjectType: 'MEMBERSHIP',
+          subjectId: m.membership_id,
+          ipAddress: ctx.ipAddress,
+          details: reason,
+        }),
+      );
+    }
+  }
+
+  async function verifyFactor(identityId: string, chosen: ActiveMembership, input: LoginInput, kind: FactorKind): Promise<void> {
+    const state = await loadFactorState(db, identityId);
+    await factors.takeAttempt(identityId, kind);
+    if (kind === 'EMAIL_CODE') {
+      if (!state.emailFactorEnabled || state.totpSecretEncrypted) {
+        throw new AppError('invalid-second-factor', 'Email codes are not this account\'s second factor');
+      }
+      await factors.verifyEmailCode({ identityId, tenantId: chosen.tenant_id, purpose: 'LOGIN' }, input.challengeId!, input.code!);
+    } else if (kind === 'TOTP') {
+      await factors.verifyTotpCode(identityId, state, input.totpCode!);
+    } else {
+      await factors.verifyRecoveryCode(identityId, state, input.recoveryCode!);
+    }
+  }
+
+  async function login(input: LoginInput, ctx: RequestContext): Promise<LoginOutcome> {
     assertFactorShape(input);
     assertPasswordWithinBytes('password', input.password);
     let hostTenantId: string | null = null;
@@ -65,24 +119,48 @@ export function createLoginService(deps: LoginServiceDeps) {
     const identity = await Identity.findOne({ where: { email: normaliseEmail(input.email) } });
     // Unknown emails cost one hash too, so timing does not reveal which emails exist.
     const passwordOk = await deps.hasher.verify(input.password, identity?.passwordHash ?? null);
-    if (!identity || !passwordOk) throw new AppError('invalid-credentials');
+    if (!identity) throw new AppError('invalid-credentials');
 
     const memberships = await activeMemberships(identity.id);
-    let chosen: ActiveMembership | undefined;
-    if (hostTenantId) {
-      chosen = memberships.find((m) => m.tenant_id === hostTenantId);
-    } else if (memberships.length > 1) {
+    const aimedAt = hostTenantId ? memberships.filter((m) => m.tenant_id === hostTenantId) : memberships;
+    if (!passwordOk) {
+      await recordFailure(aimedAt, 'wrong password', ctx);
+      throw new AppError('invalid-credentials');
+    }
+    if (!hostTenantId && memberships.length > 1) {
       throw new AppError('tenant-host-required', 'This identity belongs to several workspaces; log in on the workspace host', {
         workspaceHosts: memberships.map((m) => `${m.slug}.${deps.baseDomain}`),
       });
-    } else {
-      chosen = memberships[0];
     }
+    const chosen = aimedAt[0];
     if (!chosen) throw new AppError('invalid-credentials');
-    const { tenant_id: tenantId, membership_id: membershipId } = chosen;
 
+    const factor = factorOf(input);
+    const channel = identity.totpSecretEncrypted ? 'TOTP' : identity.emailFactorEnabled ? 'EMAIL' : null;
+    if (!channel) {
+      if (factor) throw new AppError('login-factors-invalid', 'This account has no second factor; send email and password only');
+      return { status: 200, body: await openSession(identity.id, chosen, null, ctx) };
+    }
+    if (!factor) {
+      if (channel === 'TOTP') return { status: 202, body: { channel, challengeId: null, expiresAt: null } };
+      const challenge = await factors.startEmailChallenge({ identityId: identity.id, tenantId: chosen.tenant_id, purpose: 'LOGIN' }, ctx);
+      return { status: 202, body: { channel, ...challenge } };
+    }
+    try {
+      await verifyFactor(identity.id, chosen, input, factor);
+    } catch (err) {
+      if (err instanceof AppError && (err.type === 'invalid-second-factor' || err.type === 'too-many-attempts')) {
+        await recordFailure([chosen], err.type === 'too-many-attempts' ? 'second-factor attempts limited' : 'second factor rejected', ctx);
+      }
+      throw err;
+    }
+    return { status: 200, body: await openSession(identity.id, chosen, factor, ctx) };
+  }
+
+  async function openSession(identityId: string, chosen: ActiveMembership, factor: FactorKind | null, ctx: RequestContext): Promise<TokenPair> {
+    const { tenant_id: tenantId, membership_id: membershipId } = chosen;
     return withTenant(db, tenantId, async (tx) => {
-      await User.update({ lastLoginAt: new Date() }, { where: { tenantId, identityId: identity.id }, transaction: tx });
+      await User.update({ lastLoginAt: new Date() }, { where: { tenantId, identityId }, transaction: tx });
       await recordAuditEvent(tx, {
         tenantId,
         action: 'auth.login.succeeded',
@@ -92,8 +170,9 @@ export function createLoginService(deps: LoginServiceDeps) {
         subjectType: 'MEMBERSHIP',
         subjectId: membershipId,
         ipAddress: ctx.ipAddress,
+        details: factor ? `second factor: ${factor}` : 'password only',
       });
-      return deps.sessions.open(tx, { tenantId, membershipId, identityId: identity.id }, ctx);
+      return deps.sessions.open(tx, { tenantId, membershipId, identityId }, ctx);
     });
   }
 

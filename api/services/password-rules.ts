@@ -11,16 +11,17 @@ export function assertPasswordWithinBytes(field: string, value: string): void {
   }
 }
 
-export function assertNewPassword(password: string, confirmation: string, minCharacters: number): void {
-  assertPasswordWithinBytes('password', password);
+export function assertNewPassword(password: string, confirmation: string, minCharacters: number, field = 'password'): void {
+  assertPasswordWithinBytes(field, password);
+  assertPasswordWithinBytes('confirmPassword', confirmation);
   if (characterCount(password) < minCharacters) {
-    throw new AppError('validation', `password must be at least ${minCharacters} characters`, {
-      errors: [{ path: '/body/password', message: `must be at least ${minCharacters} characters` }],
+    throw new AppError('validation', `${field} must be at least ${minCharacters} characters`, {
+      errors: [{ path: `/body/${field}`, message: `must be at least ${minCharacters} characters` }],
     });
   }
   if (password !== confirmation) {
-    throw new AppError('validation', 'confirmPassword must equal password', {
-      errors: [{ path: '/body/confirmPassword', message: 'must equal password' }],
+    throw new AppError('validation', `confirmPassword must equal ${field}`, {
+      errors: [{ path: '/body/confirmPassword', message: `must equal ${field}` }],
     });
   }
 }

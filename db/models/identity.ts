@@ -4,6 +4,8 @@ export class Identity extends Model<InferAttributes<Identity>, InferCreationAttr
   declare id: string;
   declare email: string;
   declare passwordHash: string;
+  declare emailFactorEnabled: CreationOptional<boolean>;
+  declare totpSecretEncrypted: CreationOptional<string | null>;
   declare createdAt: CreationOptional<Date>;
   declare updatedAt: CreationOptional<Date>;
 }
@@ -40,6 +42,8 @@ export function initIdentityModels(sequelize: Sequelize): void {
       id: { type: DataTypes.UUID, primaryKey: true },
       email: { type: DataTypes.TEXT, allowNull: false },
       passwordHash: { type: DataTypes.TEXT, allowNull: false },
+      emailFactorEnabled: { type: DataTypes.BOOLEAN, defaultValue: false },
+      totpSecretEncrypted: DataTypes.TEXT,
       createdAt: { type: DataTypes.DATE, defaultValue: DataTypes.NOW },
       updatedAt: { type: DataTypes.DATE, defaultValue: DataTypes.NOW },
     },

@@ -1,0 +1,127 @@
+import { randomUUID } from 'node:crypto';
+import type { Sequelize } from 'sequelize';
+import { AppError } from '../../core/problems';
+import type { Config } from '../../core/config';
+import type { FactorSecrets } from '../../core/factor-secrets';
+import type { PasswordHasher } from '../../core/passwords';
+import { matchTotpStep } from '../../core/totp';
+import { canonicalRecoveryCode, recoveryCodeMatches } from '../../core/recovery-codes';
+import {
+  liveRecoveryCodes,
+  recordFailedAttempt,
+  secondsUntilAttemptAllowed,
+  spendRecoveryCode,
+  spendTotpStep,
+  takeFactorAttempt,
+  type AttemptKind,
+  type FactorState,
+} from '../../db/repositories/second-factors';
+import { emailChallengeWorkflowId } from '../../workflows/ids';
+import { TENANT_ID } from '../../workflows/search-attributes';
+import { verifyCodeUpdate, type EmailChallengePurpose, type VerifyCodeResult } from '../../workflows/email-challenge.messages';
+import type { emailChallengeWorkflow } from '../../workflows/email-challenge.workflow';
+import type { ProblemType } from '../../core/problems';
+import type { WorkflowRunner } from '../workflow-runner';
+import type { RequestContext } from '../context';
+
+export interface SecondFactorDeps {
+  db: Sequelize;
+  hasher: PasswordHasher;
+  factorSecrets: FactorSecrets;
+  workflows: WorkflowRunner;
+  taskQueue: string;
+  settings: Config['secondFactors'];
+}
+
+export type SecondFactorService = ReturnType<typeof createSecondFactorService>;
+
+const WRONG_CODE_DETAIL: Record<Exclude<VerifyCodeResult, 'VERIFIED'>, string> = {
+  WRONG_CODE: 'The code is wrong',
+  GUESSES_EXHAUSTED: 'The code is wrong and the challenge has no guesses left; request a new code',
+  EXPIRED: 'The code has expired; request a new one',
+  ALREADY_USED: 'The code was already used; request a new one',
+};
+
+/** Everything that checks a second factor or a current password, with the shared attempt limit. */
+export function createSecondFactorService(deps: SecondFactorDeps) {
+  const { db, settings } = deps;
+  const policy = { limit: settings.attemptsPerWindow, windowSeconds: settings.attemptWindowSeconds };
+
+  const tooManyAttempts = (retryAfter: number) =>
+    new AppError(
+      'too-many-attempts',
+      `Too many second-factor attempts; try again in ${retryAfter} seconds`,
+      { retryAfter },
+      { 'Retry-After': String(retryAfter) },
+    );
+
+  /** Counts one factor attempt, correct or not (interface.md §5.6); the sixth in the window is refused. */
+  async function takeAttempt(identityId: string, kind: AttemptKind): Promise<void> {
+    const retryAfter = await takeFactorAttempt(db, identityId, kind, policy);
+    if (retryAfter !== null) throw tooManyAttempts(retryAfter);
+  }
+
+  /** A wrong current password counts against the same window, so a stolen access token cannot guess it. */
+  async function verifyCurrentPassword(identity: { id: string; passwordHash: string }, password: string): Promise<void> {
+    const retryAfter = await secondsUntilAttemptAllowed(db, identity.id, policy);
+    if (retryAfter !== null) throw tooManyAttempts(retryAfter);
+    if (await deps.hasher.verify(password, identity.passwordHash)) return;
+    await recordFailedAttempt(db, identity.id, 'CURRENT_PASSWORD');
+    throw new AppError('current-password-incorrect');
+  }
+
+  async function startEmailChallenge(
+    who: { identityId: string; tenantId: string; purpose: EmailChallengePurpose },
+    ctx: RequestContext,
+  ): Promise<{ challengeId: string; expiresAt: string }> {
+    const challengeId = randomUUID();
+    const expiresAt = new Date(Date.now() + settings.emailCodeTtlSeconds * 1000).toISOString();
+    await deps.workflows.start<typeof emailChallengeWorkflow>('emailChallengeWorkflow', {
+      workflowId: emailChallengeWorkflowId(challengeId),
+      taskQueue: deps.taskQueue,
+      args: [{ challengeId, ...who, expiresAt, maxGuesses: 5, correlationId: ctx.correlationId }],
+      typedSearchAttributes: [{ key: TENANT_ID, value: who.tenantId }],
+    });
+    return { challengeId, expiresAt };
+  }
+
+  /** Asks the challenge workflow; only a keyed MAC of the typed code leaves this process. */
+  async function verifyEmailCode(
+    who: { identityId: string; tenantId: string; purpose: EmailChallengePurpose },
+    challengeId: string,
+    code: string,
+    rejectAs: ProblemType = 'invalid-second-factor',
+  ): Promise<void> {
+    const result = await deps.workflows.update(emailChallengeWorkflowId(challengeId), verifyCodeUpdate, {
+      ...who,
+      codeMac: deps.factorSecrets.emailCodeMac(challengeId, code),
+    });
+    if (result === 'VERIFIED') return;
+    throw new AppError(rejectAs, result === null ? 'No open challenge has this id; request a new code' : WRONG_CODE_DETAIL[result]);
+  }
+
+  /** A code within ±1 step, and later than every step this identity used before: single use. */
+  async function verifyTotpCode(identityId: string, state: FactorState, code: string, rejectAs: ProblemType = 'invalid-second-factor'): Promise<void> {
+    if (!state.totpSecretEncrypted) throw new AppError('second-factor-state', 'No authenticator is enabled');
+    const secret = deps.factorSecrets.decrypt('totp-secret', state.totpSecretEncrypted);
+    const step = matchTotpStep(secret, code, Date.now());
+    if (step === null) throw new AppError(rejectAs, 'The authenticator code is wrong or out of time');
+    if (!(await spendTotpStep(db, identityId, step))) {
+      throw new AppError(rejectAs, 'This authenticator code was already used; wait for the next one');
+    }
+  }
+
+  /** Compares against every unused code (salted hashes cannot be looked up) and spends the match once. */
+  async function verifyRecoveryCode(identityId: string, state: FactorState, input: string, rejectAs: ProblemType = 'invalid-second-factor'): Promise<void> {
+    if (!state.totpSecretEncrypted) throw new AppError('second-factor-state', 'No authenticator is enabled');
+    const canonical = canonicalRecoveryCode(input);
+    const candidates = canonical ? await liveRecoveryCodes(db, identityId) : [];
+    const matches = await Promise.all(candidates.map((c) => recoveryCodeMatches(canonical!, c.codeHash)));
+    const match = candidates.find((_, i) => matches[i]);
+    if (!match || !(await spendRecoveryCode(db, match.id))) {
+      throw new AppError(rejectAs, 'The recovery code is wrong or already used');
+    }
+  }
+
+  return { takeAttempt, verifyCurrentPassword, startEmailChallenge, verifyEmailCode, verifyTotpCode, verifyRecoveryCode };
+}

@@ -1,0 +1,237 @@
+import type { Sequelize } from 'sequelize';
+import QRCode from 'qrcode';
+import { Identity } from '../../db/models';
+import { withTenant, type Tx } from '../../db/connection';
+import { recordAuditEvent } from '../../db/repositories/audit';
+import {
+  confirmTotpEnrollment,
+  createTotpEnrollment,
+  disableTotp,
+  findPendingEnrollment,
+  loadFactorState,
+  replaceRecoveryCodes,
+  revokeIdentitySessions,
+  setEmailFactor,
+  updatePasswordHash,
+  type FactorState,
+} from '../../db/repositories/second-factors';
+import { AppError } from '../../core/problems';
+import type { AuditAction } from '../../core/audit-actions';
+import type { Config } from '../../core/config';
+import type { FactorSecrets } from '../../core/factor-secrets';
+import type { PasswordHasher } from '../../core/passwords';
+import { matchTotpStep, newTotpSecret, otpauthUri } from '../../core/totp';
+import { hashRecoveryCode, newRecoveryCode, RECOVERY_CODE_COUNT } from '../../core/recovery-codes';
+import type { Principal, RequestContext } from '../context';
+import type { SecondFactorService } from './second-factors';
+import type { EmailChallengeResponse } from './login';
+import { assertNewPassword, assertPasswordWithinBytes } from './password-rules';
+
+export interface SecurityStatus {
+  channel: 'TOTP' | 'EMAIL' | 'NONE';
+  email2faEnabled: boolean;
+  emailDeliveryAvailable: boolean;
+  totpAvailable: boolean;
+  totpEnabled: boolean;
+  recoveryCodesRemaining: number;
+}
+
+export interface SecurityServiceDeps {
+  db: Sequelize;
+  hasher: PasswordHasher;
+  factors: SecondFactorService;
+  factorSecrets: FactorSecrets;
+  settings: Config['secondFactors'];
+  emailDeliveryAvailable: boolean;
+}
+
+const CHANGE_PASSWORD_MIN_CHARACTERS = 12;
+
+/** The caller's own second factors and password (GET /me/security and the operations under it). */
+export function createSecurityService(deps: SecurityServiceDeps) {
+  const { db, factors, factorSecrets, settings } = deps;
+
+  function statusOf(state: FactorState): SecurityStatus {
+    const totpEnabled = state.totpSecretEncrypted !== null;
+    return {
+      channel: totpEnabled ? 'TOTP' : state.emailFactorEnabled ? 'EMAIL' : 'NONE',
+      email2faEnabled: state.emailFactorEnabled,
+      emailDeliveryAvailable: deps.emailDeliveryAvailable,
+      totpAvailable: true,
+      totpEnabled,
+      recoveryCodesRemaining: state.recoveryCodesRemaining,
+    };
+  }
+
+  async function identityOf(principal: Principal) {
+    const identity = await Identity.findByPk(principal.identityId);
+    if (!identity) throw new AppError('not-found', 'The identity no longer exists');
+    return identity;
+  }
+
+  /** Re-authenticates the caller: every security change needs the current password. */
+  async function reauthenticate(principal: Principal, currentPassword: string) {
+    assertPasswordWithinBytes('currentPassword', currentPassword);
+    const identity = await identityOf(principal);
+    await factors.verifyCurrentPassword(identity, currentPassword);
+    return identity;
+  }
+
+  /** Commits a security change and its audit event together, in the caller's workspace. */
+  function audited<T>(
+    principal: Principal,
+    ctx: RequestContext,
+    action: AuditAction,
+    change: (tx: Tx) => Promise<T>,
+    details: (result: T) => string = () => '',
+  ): Promise<T> {
+    return withTenant(db, principal.tenantId, async (tx) => {
+      const result = await change(tx);
+      await recordAuditEvent(tx, {
+        tenantId: principal.tenantId,
+        action,
+        actorMembershipId: principal.membershipId,
+        systemActor: false,
+        correlationId: ctx.correlationId,
+        subjectType: 'IDENTITY',
+        subjectId: principal.identityId,
+        ipAddress: ctx.ipAddress,
+        details: details(result),
+      });
+      return result;
+    });
+  }
+
+  async function status(principal: Principal): Promise<SecurityStatus> {
+    return statusOf(await loadFactorState(db, principal.identityId));
+  }
+
+  async function newRecoveryCodes(): Promise<{ codes: string[]; hashes: string[] }> {
+    const codes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
+    const hashes = await Promise.all(codes.map((c) => hashRecoveryCode(c, settings.recoveryCodeScryptLogN)));
+    return { codes, hashes };
+  }
+
+  async function challengeEmailFactor(
+    principal: Principal,
+    body: { currentPassword: string; purpose: 'ENABLE' | 'DISABLE' },
+    ctx: RequestContext,
+  ): Promise<EmailChallengeResponse> {
+    await reauthenticate(principal, body.currentPassword);
+    const state = await loadFactorState(db, principal.identityId);
+    if (body.purpose === 'ENABLE' && state.emailFactorEnabled) throw new AppError('second-factor-state', 'Email codes are already on');
+    if (body.purpose === 'DISABLE' && !state.emailFactorEnabled) throw new AppError('second-factor-state', 'Email codes are already off');
+    const purpose = body.purpose === 'ENABLE' ? 'ENABLE_EMAIL_FACTOR' : 'DISABLE_EMAIL_FACTOR';
+    const challenge = await factors.startEmailChallenge({ identityId: principal.identityId, tenantId: principal.tenantId, purpose }, ctx);
+    return { channel: 'EMAIL', ...challenge };
+  }
+
+  async function confirmEmailFactor(
+    principal: Principal,
+    body: { challengeId: string; code: string; currentPassword: string },
+    ctx: RequestContext,
+  ): Promise<SecurityStatus> {
+    await reauthenticate(principal, body.currentPassword);
+    await factors.takeAttempt(principal.identityId, 'EMAIL_CODE');
+    // A challenge was issued for the opposite of the current state; the workflow rejects any other purpose.
+    const enable = !(await loadFactorState(db, principal.identityId)).emailFactorEnabled;
+    const purpose = enable ? 'ENABLE_EMAIL_FACTOR' : 'DISABLE_EMAIL_FACTOR';
+    await factors.verifyEmailCode({ identityId: principal.identityId, tenantId: principal.tenantId, purpose }, body.challengeId, body.code, 'second-factor-code-incorrect');
+    await audited(principal, ctx, enable ? 'auth.email-factor.enabled' : 'auth.email-factor.disabled', async (tx) => {
+      if (!(await setEmailFactor(db, tx, principal.identityId, enable))) throw new AppError('second-factor-state', 'The email factor changed meanwhile');
+    });
+    return status(principal);
+  }
+
+  async function setupTotp(principal: Principal, body: { currentPassword: string }) {
+    const identity = await reauthenticate(principal, body.currentPassword);
+    if (identity.totpSecretEncrypted) throw new AppError('second-factor-state', 'An authenticator is already on; disable it first');
+    const secret = newTotpSecret();
+    const { enrollmentId, expiresAt } = await createTotpEnrollment(db, {
+      identityId: identity.id,
+      secretEncrypted: factorSecrets.encrypt('totp-secret', secret),
+      ttlSeconds: settings.totpEnrollmentTtlSeconds,
+    });
+    const uri = otpauthUri({ issuer: settings.issuer, account: identity.email, secret });
+    return { enrollmentId, expiresAt: expiresAt.toISOString(), secret, otpauthUri: uri, qrDataUrl: await QRCode.toDataURL(uri) };
+  }
+
+  async function confirmTotp(principal: Principal, body: { code: string; currentPassword: string; enrollmentId: string }, ctx: RequestContext) {
+    const identity = await reauthenticate(principal, body.currentPassword);
+    if (identity.totpSecretEncrypted) throw new AppError('second-factor-state', 'An authenticator is already on');
+    await factors.takeAttempt(identity.id, 'TOTP');
+    const sealed = await findPendingEnrollment(db, identity.id, body.enrollmentId);
+    if (!sealed) throw new AppError('not-found', 'No pending authenticator enrolment has this id; it may have expired');
+    const step = matchTotpStep(factorSecrets.decrypt('totp-secret', sealed), body.code, Date.now());
+    if (step === null) throw new AppError('second-factor-code-incorrect', 'The authenticator code is wrong or out of time');
+    const { codes, hashes } = await newRecoveryCodes();
+    await audited(principal, ctx, 'auth.totp.enabled', async (tx) => {
+      // The confirming step is spent, so the enrolment code cannot also log in.
+      if (!(await confirmTotpEnrollment(db, tx, { identityId: identity.id, enrollmentId: body.enrollmentId, step }))) {
+        throw new AppError('second-factor-state', 'The enrolment was confirmed or replaced meanwhile');
+      }
+      await replaceRecoveryCodes(db, tx, identity.id, hashes);
+    });
+    return { recoveryCodes: codes };
+  }
+
+  async function disableTotpFactor(
+    principal: Principal,
+    body: { currentPassword: string; code?: string; recoveryCode?: string },
+    ctx: RequestContext,
+  ): Promise<SecurityStatus> {
+    if ((body.code === undefined) === (body.recoveryCode === undefined)) {
+      throw new AppError('validation', 'Send exactly one of code and recoveryCode', {
+        errors: [{ path: '/body', message: 'must have exactly one of code, recoveryCode' }],
+      });
+    }
+    await reauthenticate(principal, body.currentPassword);
+    const state = await loadFactorState(db, principal.identityId);
+    if (!state.totpSecretEncrypted) throw new AppError('second-factor-state', 'No authenticator is on');
+    await factors.takeAttempt(principal.identityId, body.code !== undefined ? 'TOTP' : 'RECOVERY_CODE');
+    if (body.code !== undefined) await factors.verifyTotpCode(principal.identityId, state, body.code, 'second-factor-code-incorrect');
+    else await factors.verifyRecoveryCode(principal.identityId, state, body.recoveryCode!, 'second-factor-code-incorrect');
+    await audited(principal, ctx, 'auth.totp.disabled', (tx) => disableTotp(db, tx, principal.identityId));
+    return status(principal);
+  }
+
+  async function regenerateRecoveryCodes(principal: Principal, body: { currentPassword: string }, ctx: RequestContext) {
+    const identity = await reauthenticate(principal, body.currentPassword);
+    if (!identity.totpSecretEncrypted) throw new AppError('second-factor-state', 'Recovery codes exist only with an authenticator');
+    const { codes, hashes } = await newRecoveryCodes();
+    await audited(principal, ctx, 'auth.recovery-codes.regenerated', (tx) => replaceRecoveryCodes(db, tx, identity.id, hashes));
+    return { recoveryCodes: codes };
+  }
+
+  async function changePassword(
+    principal: Principal,
+    body: { currentPassword: string; newPassword: string; confirmPassword: string },
+    ctx: RequestContext,
+  ): Promise<void> {
+    assertNewPassword(body.newPassword, body.confirmPassword, CHANGE_PASSWORD_MIN_CHARACTERS, 'newPassword');
+    const identity = await reauthenticate(principal, body.currentPassword);
+    const passwordHash = await deps.hasher.hash(body.newPassword);
+    await audited(
+      principal,
+      ctx,
+      'auth.password.changed',
+      async (tx) => {
+        await updatePasswordHash(db, tx, identity.id, passwordHash);
+        // Every other session of this person ends, in every workspace: whoever knew the old password is out.
+        return revokeIdentitySessions(db, tx, identity.id, principal.sessionId, 'PASSWORD_CHANGED');
+      },
+      (ended) => `${ended.length} other session(s) ended`,
+    );
+  }
+
+  return {
+    status,
+    challengeEmailFactor,
+    confirmEmailFactor,
+    setupTotp,
+    confirmTotp,
+    disableTotp: disableTotpFactor,
+    regenerateRecoveryCodes,
+    changePassword,
+  };
+}
