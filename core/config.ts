@@ -163,8 +163,8 @@ export function loadConfig(env: Env = process.env): Config {
     secondFactors: {
       secretKey: secondFactorKey(env, production),
       issuer: str(env, 'TOTP_ISSUER', 'Accounting'),
-      // interface.md §5.6 and §8 fix these; they are config only so operators can see them in one place.
-      emailCodeTtlSeconds: 300,
+      // interface.md §5.6 and §8 fix five minutes and five attempts; the TTL is settable only so tests need not wait.
+      emailCodeTtlSeconds: int(env, 'EMAIL_CODE_TTL_SECONDS', 300, 1, 3600),
       totpEnrollmentTtlSeconds: int(env, 'TOTP_ENROLLMENT_TTL_SECONDS', 600, 60, 3600),
       attemptsPerWindow: 5,
       attemptWindowSeconds: 300,
