@@ -1,0 +1,34 @@
+import { startTestStack, type TestStack } from '../../helpers/stack';
+import { registerWorkspace, uniqueEmail } from '../../helpers/clients';
+import { login } from '../../helpers/second-factors';
+
+// A production-like hash cost (2^15 here, 2^17 in production) so the hash, not the test machine, dominates.
+let stack: TestStack;
+beforeAll(async () => {
+  stack = await startTestStack({ PASSWORD_SCRYPT_LOG_N: '15' });
+});
+afterAll(async () => {
+  await stack.stop();
+});
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+describe('login timing', () => {
+  test('"a login for an unknown email takes as long as one with a wrong password" (medians within a factor of 1.5)', async () => {
+    const user = await registerWorkspace(stack);
+    const known: number[] = [];
+    const unknown: number[] = [];
+    // Interleaved, so machine load affects both series alike.
+    for (let i = 0; i < 9; i++) {
+      let started = performance.now();
+      await login(stack, { email: user.email, password: 'a wrong password here' }).expect(401);
+      known.push(performance.now() - started);
+      started = performance.now();
+      await login(stack, { email: uniqueEmail('nobody'), password: 'a wrong password here' }).expect(401);
+      unknown.push(performance.now() - started);
+    }
+    const ratio = median(known) / median(unknown);
+    expect(ratio).toBeGreaterThan(1 / 1.5);
+    expect(ratio).toBeLessThan(1.5);
+  }, 60_000);
+});
