@@ -61,13 +61,26 @@ export function createSecondFactorService(deps: SecondFactorDeps) {
     if (retryAfter !== null) throw tooManyAttempts(retryAfter);
   }
 
+  /**
+   * For the caller's own settings (already authenticated): refused while the window is full, and counted
+   * only when the check fails, so setting factors up does not eat into the attempts login needs.
+   */
+  async function guardedCheck(identityId: string, kind: AttemptKind, check: () => Promise<void>): Promise<void> {
+    const retryAfter = await secondsUntilAttemptAllowed(db, identityId, policy);
+    if (retryAfter !== null) throw tooManyAttempts(retryAfter);
+    try {
+      await check();
+    } catch (err) {
+      if (err instanceof AppError && err.status === 400) await recordFailedAttempt(db, identityId, kind);
+      throw err;
+    }
+  }
+
   /** A wrong current password counts against the same window, so a stolen access token cannot guess it. */
   async function verifyCurrentPassword(identity: { id: string; passwordHash: string }, password: string): Promise<void> {
-    const retryAfter = await secondsUntilAttemptAllowed(db, identity.id, policy);
-    if (retryAfter !== null) throw tooManyAttempts(retryAfter);
-    if (await deps.hasher.verify(password, identity.passwordHash)) return;
-    await recordFailedAttempt(db, identity.id, 'CURRENT_PASSWORD');
-    throw new AppError('current-password-incorrect');
+    await guardedCheck(identity.id, 'CURRENT_PASSWORD', async () => {
+      if (!(await deps.hasher.verify(password, identity.passwordHash))) throw new AppError('current-password-incorrect');
+    });
   }
 
   async function startEmailChallenge(
@@ -123,5 +136,5 @@ export function createSecondFactorService(deps: SecondFactorDeps) {
     }
   }
 
-  return { takeAttempt, verifyCurrentPassword, startEmailChallenge, verifyEmailCode, verifyTotpCode, verifyRecoveryCode };
+  return { takeAttempt, guardedCheck, verifyCurrentPassword, startEmailChallenge, verifyEmailCode, verifyTotpCode, verifyRecoveryCode };
 }

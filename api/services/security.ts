@@ -132,11 +132,12 @@ export function createSecurityService(deps: SecurityServiceDeps) {
     ctx: RequestContext,
   ): Promise<SecurityStatus> {
     await reauthenticate(principal, body.currentPassword);
-    await factors.takeAttempt(principal.identityId, 'EMAIL_CODE');
     // A challenge was issued for the opposite of the current state; the workflow rejects any other purpose.
     const enable = !(await loadFactorState(db, principal.identityId)).emailFactorEnabled;
     const purpose = enable ? 'ENABLE_EMAIL_FACTOR' : 'DISABLE_EMAIL_FACTOR';
-    await factors.verifyEmailCode({ identityId: principal.identityId, tenantId: principal.tenantId, purpose }, body.challengeId, body.code, 'second-factor-code-incorrect');
+    await factors.guardedCheck(principal.identityId, 'EMAIL_CODE', () =>
+      factors.verifyEmailCode({ identityId: principal.identityId, tenantId: principal.tenantId, purpose }, body.challengeId, body.code, 'second-factor-code-incorrect'),
+    );
     await audited(principal, ctx, enable ? 'auth.email-factor.enabled' : 'auth.email-factor.disabled', async (tx) => {
       if (!(await setEmailFactor(db, tx, principal.identityId, enable))) throw new AppError('second-factor-state', 'The email factor changed meanwhile');
     });
@@ -159,15 +160,17 @@ export function createSecurityService(deps: SecurityServiceDeps) {
   async function confirmTotp(principal: Principal, body: { code: string; currentPassword: string; enrollmentId: string }, ctx: RequestContext) {
     const identity = await reauthenticate(principal, body.currentPassword);
     if (identity.totpSecretEncrypted) throw new AppError('second-factor-state', 'An authenticator is already on');
-    await factors.takeAttempt(identity.id, 'TOTP');
     const sealed = await findPendingEnrollment(db, identity.id, body.enrollmentId);
     if (!sealed) throw new AppError('not-found', 'No pending authenticator enrolment has this id; it may have expired');
-    const step = matchTotpStep(factorSecrets.decrypt('totp-secret', sealed), body.code, Date.now());
-    if (step === null) throw new AppError('second-factor-code-incorrect', 'The authenticator code is wrong or out of time');
+    let step: number | null = null;
+    await factors.guardedCheck(identity.id, 'TOTP', async () => {
+      step = matchTotpStep(factorSecrets.decrypt('totp-secret', sealed), body.code, Date.now());
+      if (step === null) throw new AppError('second-factor-code-incorrect', 'The authenticator code is wrong or out of time');
+    });
     const { codes, hashes } = await newRecoveryCodes();
     await audited(principal, ctx, 'auth.totp.enabled', async (tx) => {
       // The confirming step is spent, so the enrolment code cannot also log in.
-      if (!(await confirmTotpEnrollment(db, tx, { identityId: identity.id, enrollmentId: body.enrollmentId, step }))) {
+      if (!(await confirmTotpEnrollment(db, tx, { identityId: identity.id, enrollmentId: body.enrollmentId, step: step! }))) {
         throw new AppError('second-factor-state', 'The enrolment was confirmed or replaced meanwhile');
       }
       await replaceRecoveryCodes(db, tx, identity.id, hashes);
@@ -188,9 +191,11 @@ export function createSecurityService(deps: SecurityServiceDeps) {
     await reauthenticate(principal, body.currentPassword);
     const state = await loadFactorState(db, principal.identityId);
     if (!state.totpSecretEncrypted) throw new AppError('second-factor-state', 'No authenticator is on');
-    await factors.takeAttempt(principal.identityId, body.code !== undefined ? 'TOTP' : 'RECOVERY_CODE');
-    if (body.code !== undefined) await factors.verifyTotpCode(principal.identityId, state, body.code, 'second-factor-code-incorrect');
-    else await factors.verifyRecoveryCode(principal.identityId, state, body.recoveryCode!, 'second-factor-code-incorrect');
+    await factors.guardedCheck(principal.identityId, body.code !== undefined ? 'TOTP' : 'RECOVERY_CODE', () =>
+      body.code !== undefined
+        ? factors.verifyTotpCode(principal.identityId, state, body.code, 'second-factor-code-incorrect')
+        : factors.verifyRecoveryCode(principal.identityId, state, body.recoveryCode!, 'second-factor-code-incorrect'),
+    );
     await audited(principal, ctx, 'auth.totp.disabled', (tx) => disableTotp(db, tx, principal.identityId));
     return status(principal);
   }

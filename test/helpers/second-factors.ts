@@ -29,7 +29,7 @@ export interface TotpUser {
   recoveryCodes: string[];
 }
 
-/** Sets up and confirms an authenticator for the user; the confirmation spends one of its five factor attempts. */
+/** Sets up and confirms an authenticator for the user (a successful confirmation uses no factor attempt). */
 export async function enableTotp(stack: TestStack, user: Registered): Promise<TotpUser> {
   const setup = await api(stack)
     .post('/api/v1/me/security/totp/setup')

@@ -27,10 +27,10 @@ afterAll(async () => {
 describe('factor attempt limit', () => {
   test('"the sixth → 429 with a Retry-After header in seconds, also for correct codes, across all API processes"', async () => {
     const user = await registerWorkspace(stack);
-    const { secret } = await enableTotp(stack, user); // attempt 1
+    const { secret } = await enableTotp(stack, user);
     const apps = [stack.app, secondApp];
-    for (let i = 0; i < 4; i++) {
-      // attempts 2..5, alternating between the two apps, all wrong
+    for (let i = 0; i < 5; i++) {
+      // attempts 1..5, alternating between the two apps, all wrong
       await request(apps[i % 2]!).post('/api/v1/auth/login').send({ email: user.email, password: user.password, totpCode: totpCode(secret, 4) }).expect(401);
     }
     const limited = await request(secondApp)
@@ -54,7 +54,8 @@ describe('factor attempt limit', () => {
   test('"Retry-After" is when the oldest attempt in the window leaves it', async () => {
     const user = await registerWorkspace(stack);
     const { secret } = await enableTotp(stack, user);
-    // Age the confirmation's attempt by four minutes: it leaves the window in about a minute.
+    await api(stack).post('/api/v1/auth/login').send({ email: user.email, password: user.password, totpCode: totpCode(secret, 4) }).expect(401);
+    // Age that first attempt by four minutes: it leaves the window in about a minute.
     await stack.owner.query(`UPDATE factor_attempts SET attempted_at = attempted_at - interval '4 minutes' WHERE identity_id = :id`, {
       replacements: { id: user.me.globalUserId },
     });
@@ -73,6 +74,23 @@ describe('factor attempt limit', () => {
       await api(stack).post('/api/v1/auth/login').send({ email: user.email, password: 'a wrong password here', totpCode: totpCode(secret, 1) }).expect(401);
     }
     await api(stack).post('/api/v1/auth/login').send({ email: user.email, password: user.password, totpCode: totpCode(secret, 1) }).expect(200);
+  });
+
+  test('settings confirmations with a right code use no attempt; wrong ones count like login attempts', async () => {
+    const user = await registerWorkspace(stack);
+    const setup = await api(stack).post('/api/v1/me/security/totp/setup').set(...bearer(user.accessToken)).send({ currentPassword: user.password }).expect(201);
+    for (let i = 0; i < 5; i++) {
+      await api(stack)
+        .post('/api/v1/me/security/totp/confirm')
+        .set(...bearer(user.accessToken))
+        .send({ currentPassword: user.password, enrollmentId: setup.body.enrollmentId, code: totpCode(setup.body.secret, 5) })
+        .expect(400);
+    }
+    await api(stack)
+      .post('/api/v1/me/security/totp/confirm')
+      .set(...bearer(user.accessToken))
+      .send({ currentPassword: user.password, enrollmentId: setup.body.enrollmentId, code: totpCode(setup.body.secret) })
+      .expect(429);
   });
 
   test('wrong current passwords count against the same window: the sixth security change is limited', async () => {

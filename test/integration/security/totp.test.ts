@@ -143,10 +143,9 @@ describe('POST /api/v1/auth/login with an authenticator', () => {
     );
     const statuses = results.map((r) => r.status).sort();
     expect(statuses.filter((s) => s === 200)).toHaveLength(1);
-    // Five attempts per five minutes, one of them spent by the confirmation: three more are refused as used,
-    // the other six are limited.
-    expect(statuses.filter((s) => s === 401)).toHaveLength(3);
-    expect(statuses.filter((s) => s === 429)).toHaveLength(6);
+    // Five attempts per five minutes: four more are refused as used, the other five are limited.
+    expect(statuses.filter((s) => s === 401)).toHaveLength(4);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(5);
   });
 
   test('when the password is wrong, then 401 invalid-credentials whatever the code', async () => {
