@@ -1,5 +1,6 @@
 import type { Sequelize } from 'sequelize';
 import * as foundation from './2026.11.21T06.00.00.foundation';
+import * as chartOfAccounts from './2026.11.21T08.00.00.chart-of-accounts';
 
 export interface MigrationContext {
   sequelize: Sequelize;
@@ -16,4 +17,5 @@ interface MigrationModule {
 /** Applied in this order; a name never changes once it has shipped. */
 export const MIGRATIONS: Array<{ name: string; module: MigrationModule }> = [
   { name: '2026.11.21T06.00.00.foundation', module: foundation },
+  { name: '2026.11.21T08.00.00.chart-of-accounts', module: chartOfAccounts },
 ];
