@@ -11,6 +11,7 @@ import {
 } from '../../db/repositories/audit-trail';
 import { AUDIT_ACTIONS, type AuditAction, type AuditActionKind } from '../../core/audit-actions';
 import { AppError } from '../../core/problems';
+import { isCalendarDate, isInstant } from '../../core/calendar';
 import type { Principal } from '../context';
 
 export const DEFAULT_AUDIT_TIMEZONE = 'Asia/Tashkent';
@@ -69,6 +70,12 @@ export function createAuditTrailService({ db }: { db: Sequelize }) {
 
   async function list(principal: Principal, query: AuditEventQuery) {
     const { page, size, timezone, ...filter } = query;
+    for (const name of ['from', 'to'] as const) {
+      if (filter[name] !== undefined && !isInstant(filter[name])) throw invalid(`/query/${name}`, 'must be a date-time that exists');
+    }
+    for (const name of ['dateFrom', 'dateTo'] as const) {
+      if (filter[name] !== undefined && !isCalendarDate(filter[name])) throw invalid(`/query/${name}`, 'must be a date that exists');
+    }
     const calendar = filter.dateFrom !== undefined || filter.dateTo !== undefined;
     if (calendar && (filter.from !== undefined || filter.to !== undefined)) {
       throw invalid('/query', 'dateFrom and dateTo cannot be combined with from and to');
@@ -97,6 +104,7 @@ export function createAuditTrailService({ db }: { db: Sequelize }) {
   }
 
   async function statistics(principal: Principal, query: { date?: string; timezone?: string }) {
+    if (query.date !== undefined && !isCalendarDate(query.date)) throw invalid('/query/date', 'must be a date that exists');
     const zone = await requireTimezone(query.timezone);
     return withTenant(db, principal.tenantId, async (tx) => {
       const date = query.date ?? (await todayIn(db, tx, zone));
