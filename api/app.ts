@@ -12,6 +12,7 @@ import { createWorkflowRunner } from './workflow-runner';
 import { requestContext } from './middleware/request-context';
 import { authenticate } from './middleware/authenticate';
 import { notFound, problemHandler } from './middleware/problems';
+import { keepRawBody } from './middleware/raw-body';
 import { createSessionService } from './services/sessions';
 import { createRegistrationService } from './services/registration';
 import { createLoginService } from './services/login';
@@ -19,9 +20,15 @@ import { createMeService } from './services/me';
 import { createSecondFactorService } from './services/second-factors';
 import { createSecurityService } from './services/security';
 import { createFactorSecrets } from '../core/factor-secrets';
+import { createChartOfAccountsService } from './services/chart-of-accounts';
+import { createSubaccountService } from './services/subaccounts';
+import { createAccountingSettingsService } from './services/accounting-settings';
+import { createAuditTrailService } from './services/audit-trail';
 import { operationsRoutes } from './routes/operations';
 import { authRoutes } from './routes/auth';
 import { meRoutes } from './routes/me';
+import { accountingRoutes } from './routes/accounting';
+import { auditRoutes } from './routes/audit';
 
 export interface AppDeps {
   config: Config;
@@ -59,12 +66,16 @@ export function createApp(deps: AppDeps): Express {
     settings: config.secondFactors,
     emailDeliveryAvailable: Boolean(deps.mailer),
   });
+  const accounts = createChartOfAccountsService({ db });
+  const subaccounts = createSubaccountService({ db });
+  const settings = createAccountingSettingsService({ db });
+  const audit = createAuditTrailService({ db });
 
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', config.trustProxy);
   app.use(requestContext(deps.logger, config.baseDomain));
-  app.use(express.json({ limit: '256kb', type: ['application/json', 'application/*+json'] }));
+  app.use(express.json({ limit: '256kb', type: ['application/json', 'application/*+json'], verify: keepRawBody }));
   app.use(authenticate({ db, tokens, operations }));
   app.use(
     OpenApiValidator.middleware({
@@ -80,6 +91,8 @@ export function createApp(deps: AppDeps): Express {
   app.use(operationsRoutes({ db, temporal: deps.temporal, mailer: deps.mailer, doc: doc }));
   app.use(authRoutes({ registration, login, sessions }));
   app.use(meRoutes({ me, security }));
+  app.use(accountingRoutes({ accounts, subaccounts, settings }));
+  app.use(auditRoutes({ audit }));
   app.use(notFound);
   app.use(problemHandler);
   return app;

@@ -1,4 +1,7 @@
-// The catalogue of audit actions: code, category and label kept in one place.
+// The catalogue of audit actions: code, category and label kept in one place. `kind` decides the bucket of
+// GET /audit-events/statistics (CREATE, UPDATE, DELETE or OTHER).
+
+export type AuditActionKind = 'CREATE' | 'UPDATE' | 'DELETE' | 'OTHER';
 
 export const AUDIT_ACTIONS = {
   'workspace.registered': { category: 'WORKSPACE', label: 'Workspace registered', kind: 'CREATE' },
@@ -17,6 +20,11 @@ export const AUDIT_ACTIONS = {
     label: 'Refresh token reused; session revoked',
     kind: 'OTHER',
   },
-} as const;
+  'accounting.settings.saved': { category: 'ACCOUNTING', label: 'Accounting settings saved', kind: 'UPDATE' },
+  'accounting.account.created': { category: 'ACCOUNTING', label: 'Company account created', kind: 'CREATE' },
+  'accounting.account.configured': { category: 'ACCOUNTING', label: 'Company account configured', kind: 'UPDATE' },
+  'accounting.subaccount.created': { category: 'ACCOUNTING', label: 'Subaccount created', kind: 'CREATE' },
+  'accounting.subaccount.configured': { category: 'ACCOUNTING', label: 'Subaccount configured', kind: 'UPDATE' },
+} as const satisfies Record<string, { category: string; label: string; kind: AuditActionKind }>;
 
 export type AuditAction = keyof typeof AUDIT_ACTIONS;

@@ -1,6 +1,7 @@
 import type { Sequelize } from 'sequelize';
 import * as foundation from './2026.11.21T06.00.00.foundation';
 import * as secondFactors from './2026.11.21T07.00.00.second-factors';
+import * as chartOfAccounts from './2026.11.21T08.00.00.chart-of-accounts';
 
 export interface MigrationContext {
   sequelize: Sequelize;
@@ -18,4 +19,5 @@ interface MigrationModule {
 export const MIGRATIONS: Array<{ name: string; module: MigrationModule }> = [
   { name: '2026.11.21T06.00.00.foundation', module: foundation },
   { name: '2026.11.21T07.00.00.second-factors', module: secondFactors },
+  { name: '2026.11.21T08.00.00.chart-of-accounts', module: chartOfAccounts },
 ];

@@ -1,6 +1,6 @@
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { startTestStack, type TestStack } from '../../helpers/stack';
-import { registerWorkspace, type Registered } from '../../helpers/clients';
+import { api, bearer, registerWorkspace, type Registered } from '../../helpers/clients';
 import { withTenant } from '../../../db/connection';
 
 let stack: TestStack;
@@ -9,6 +9,15 @@ let b: Registered;
 beforeAll(async () => {
   stack = await startTestStack();
   [a, b] = await Promise.all([registerWorkspace(stack), registerWorkspace(stack)]);
+  // A row in each accounting table, so every tenant table below has rows to hide.
+  const company = `/api/v1/accounting-settings/${a.me.company.id}`;
+  await api(stack).post(`${company}/accounts`).set(...bearer(a.accessToken)).send({ code: '0199', name: 'Tools', type: 'ASSET', enabled: true }).expect(201);
+  await api(stack).post(`${company}/accounts/0199/subaccounts`).set(...bearer(a.accessToken)).send({ code: 't1', name: 'Drills', enabled: true }).expect(201);
+  await api(stack)
+    .put(company)
+    .set(...bearer(a.accessToken))
+    .send({ depreciationMethod: 'STRAIGHT_LINE', inventoryValuationMethod: 'FIFO', taxRegime: 'GENERAL', vatRate: 12, expectedVersion: 0 })
+    .expect(200);
 });
 afterAll(async () => {
   await stack.stop();
@@ -30,7 +39,12 @@ async function tenantTables(db: Sequelize): Promise<Array<{ table: string; rls: 
 describe('row-level security', () => {
   test('every tenant table (from pg_class) has row-level security on and a policy', async () => {
     const tables = await tenantTables(stack.owner);
-    expect(tables.map((t) => t.table)).toEqual(expect.arrayContaining(['tenants', 'memberships', 'sessions', 'refresh_tokens', 'audit_events']));
+    expect(tables.map((t) => t.table)).toEqual(
+      expect.arrayContaining([
+        'tenants', 'memberships', 'sessions', 'refresh_tokens', 'audit_events',
+        'company_accounts', 'company_subaccounts', 'company_accounting_settings',
+      ]),
+    );
     for (const t of tables) {
       expect({ table: t.table, rls: t.rls, hasPolicy: t.policies > 0 }).toEqual({ table: t.table, rls: true, hasPolicy: true });
     }

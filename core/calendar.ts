@@ -1,0 +1,24 @@
+// Strict checks of dates and instants from query strings. The OpenAPI validator's format check is shape-only
+// (2025-02-30 passes it) and JavaScript's Date rolls such dates over, so the calendar is checked here,
+// before PostgreSQL would refuse the value with an error.
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const DATE_TIME = /^(\d{4}-\d{2}-\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.\d{1,9})?(?:[Zz]|[+-](\d{2})(?::?(\d{2}))?)$/;
+
+/** yyyy-MM-dd naming a day that exists (2024-02-29 yes, 2025-02-29 no). */
+export function isCalendarDate(text: string): boolean {
+  const m = DATE.exec(text);
+  if (!m) return false;
+  const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const d = new Date(Date.UTC(year, month - 1, day));
+  return year >= 1 && d.getUTCFullYear() === year && d.getUTCMonth() === month - 1 && d.getUTCDate() === day;
+}
+
+/** An RFC 3339 date-time with an existing day, hours 00-23, minutes and seconds 00-59 and an offset within ±15:59. */
+export function isInstant(text: string): boolean {
+  const m = DATE_TIME.exec(text);
+  if (!m || !isCalendarDate(m[1])) return false;
+  const [hours, minutes, seconds] = [Number(m[2]), Number(m[3]), Number(m[4])];
+  const [offsetHours, offsetMinutes] = [Number(m[5] ?? 0), Number(m[6] ?? 0)];
+  return hours <= 23 && minutes <= 59 && seconds <= 59 && offsetHours <= 15 && offsetMinutes <= 59;
+}

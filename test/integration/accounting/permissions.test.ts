@@ -1,0 +1,86 @@
+import type { Test } from 'supertest';
+import { startTestStack, type TestStack } from '../../helpers/stack';
+import { api, bearer, registerWorkspace, type Registered } from '../../helpers/clients';
+import { addMember } from '../../helpers/members';
+
+// interface.md §4.1 and §4.3, DESIGN.md §4: who may call each operation by default. Written out here rather
+// than read from the OpenAPI document, so the test checks the document against the contract.
+const ALL = ['ADMIN', 'ACCOUNTANT', 'MANAGER', 'EMPLOYEE', 'VIEWER'];
+const READERS = ['ADMIN', 'ACCOUNTANT', 'VIEWER'];
+const WRITERS = ['ADMIN', 'ACCOUNTANT'];
+const AUDITORS = ['ADMIN'];
+
+let stack: TestStack;
+let owner: Registered;
+let subaccountId: string;
+const tokens = new Map<string, string>();
+
+beforeAll(async () => {
+  stack = await startTestStack();
+  owner = await registerWorkspace(stack);
+  tokens.set('ADMIN', owner.accessToken);
+  for (const role of ALL.filter((r) => r !== 'ADMIN')) tokens.set(role, (await addMember(stack, owner.me.tenantId, [role])).accessToken);
+  const created = await api(stack)
+    .post(`/api/v1/accounting-settings/${owner.me.company.id}/accounts/5110/subaccounts`)
+    .set(...bearer(owner.accessToken))
+    .send({ code: 'main', name: 'Main bank', enabled: true })
+    .expect(201);
+  subaccountId = created.body.id;
+});
+afterAll(async () => {
+  await stack.stop();
+});
+
+type Call = (role: string) => Test;
+const company = () => `/api/v1/accounting-settings/${owner.me.company.id}`;
+const codeFor = (role: string) => String(9900 + ALL.indexOf(role) + 1); // a custom code per role: 9901..9905 are free in NAS 21
+
+const OPERATIONS: Array<[string, string[], Call]> = [
+  ['getAccountingOptions', ALL, () => api(stack).get('/api/v1/accounting-options')],
+  ['getCompanyAccountingSettings', READERS, () => api(stack).get(company())],
+  [
+    'saveCompanyAccountingSettings',
+    WRITERS,
+    () => api(stack).put(company()).send({ depreciationMethod: 'STRAIGHT_LINE', inventoryValuationMethod: 'FIFO', taxRegime: 'GENERAL', vatRate: 12, expectedVersion: 99 }),
+  ],
+  ['listCompanyAccounts', READERS, () => api(stack).get(`${company()}/accounts`)],
+  ['createCompanyAccount', WRITERS, (role) => api(stack).post(`${company()}/accounts`).send({ code: codeFor(role), name: role, type: 'EXPENSE', enabled: true })],
+  ['getCompanyAccount', READERS, () => api(stack).get(`${company()}/accounts/0110`)],
+  ['configureCompanyAccount', WRITERS, () => api(stack).put(`${company()}/accounts/0110`).send({ name: 'Land', enabled: true, expectedVersion: 99 })],
+  ['listCompanySubaccounts', READERS, () => api(stack).get(`${company()}/accounts/5110/subaccounts`)],
+  ['createCompanySubaccount', WRITERS, (role) => api(stack).post(`${company()}/accounts/5110/subaccounts`).send({ code: role, name: role, enabled: true })],
+  ['getCompanySubaccount', READERS, () => api(stack).get(`${company()}/accounts/5110/subaccounts/${subaccountId}`)],
+  [
+    'configureCompanySubaccount',
+    WRITERS,
+    () => api(stack).put(`${company()}/accounts/5110/subaccounts/${subaccountId}`).send({ name: 'Main', enabled: true, expectedVersion: 99 }),
+  ],
+  ['listAuditEvents', AUDITORS, () => api(stack).get('/api/v1/audit-events')],
+  ['listAuditActors', AUDITORS, () => api(stack).get('/api/v1/audit-events/actors')],
+  ['listAuditActions', AUDITORS, () => api(stack).get('/api/v1/audit-events/actions')],
+  ['getAuditStatistics', AUDITORS, () => api(stack).get('/api/v1/audit-events/statistics')],
+];
+
+const CASES = OPERATIONS.flatMap(([operation, allowed, call]) => ALL.map((role) => [operation, role, allowed.includes(role), call] as const));
+
+describe('default role permissions of the accounting and audit operations', () => {
+  test.each(CASES)('%s as %s: allowed = %s', async (operation, role, allowed, call) => {
+    const res = await call(role).set(...bearer(tokens.get(role)!));
+    if (allowed) {
+      // 409 where the request was deliberately stale: authorised, and refused only by the rule after it.
+      expect([200, 201, 409]).toContain(res.status);
+    } else {
+      expect({ operation, role, status: res.status }).toEqual({ operation, role, status: 403 });
+      expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
+      expect(res.body).toMatchObject({ type: '/problems/permission-denied', permission: operation });
+    }
+  });
+
+  test('the permissions are seeded per workspace from the document: GET /me/access lists them for a VIEWER', async () => {
+    const res = await api(stack).get('/api/v1/me/access').set(...bearer(tokens.get('VIEWER')!)).expect(200);
+    expect(res.body.roles).toEqual(['VIEWER']);
+    expect(res.body.permissions).toEqual(expect.arrayContaining(['getAccountingOptions', 'listCompanyAccounts', 'getCompanySubaccount']));
+    expect(res.body.permissions).not.toContain('saveCompanyAccountingSettings');
+    expect(res.body.permissions).not.toContain('listAuditEvents');
+  });
+});
