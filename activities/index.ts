@@ -1,5 +1,6 @@
 import { createRegistrationActivities, type RegistrationDeps } from './registration';
 import { createEmailChallengeActivities, type EmailChallengeDeps } from './email-challenge';
+import { createPeriodCloseActivities } from './period-close';
 
 export type ActivityDeps = RegistrationDeps & EmailChallengeDeps;
 
@@ -8,5 +9,6 @@ export function createActivities(deps: ActivityDeps) {
   return {
     ...createRegistrationActivities(deps),
     ...createEmailChallengeActivities(deps),
+    ...createPeriodCloseActivities(deps),
   };
 }

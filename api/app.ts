@@ -29,6 +29,9 @@ import { authRoutes } from './routes/auth';
 import { meRoutes } from './routes/me';
 import { accountingRoutes } from './routes/accounting';
 import { auditRoutes } from './routes/audit';
+import { ledgerRoutes } from './routes/ledger';
+import { createLedgerService } from './services/ledger';
+import { createPeriodCloseService } from './services/period-closes';
 
 export interface AppDeps {
   config: Config;
@@ -70,6 +73,8 @@ export function createApp(deps: AppDeps): Express {
   const subaccounts = createSubaccountService({ db });
   const settings = createAccountingSettingsService({ db });
   const audit = createAuditTrailService({ db });
+  const ledger = createLedgerService({ db });
+  const closes = createPeriodCloseService({ db, workflows, taskQueue });
 
   const app = express();
   app.disable('x-powered-by');
@@ -84,6 +89,7 @@ export function createApp(deps: AppDeps): Express {
       validateResponses: config.validateResponses,
       validateSecurity: false,
       validateFormats: true,
+      ajvFormats: { mode: 'full' }, // dates that do not exist (2025-02-30) are 400, not a database error
       ignoreUndocumented: false,
       ignorePaths: /^\/docs(\/|$)/,
     }),
@@ -93,6 +99,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(meRoutes({ me, security }));
   app.use(accountingRoutes({ accounts, subaccounts, settings }));
   app.use(auditRoutes({ audit }));
+  app.use(ledgerRoutes({ ledger, closes }));
   app.use(notFound);
   app.use(problemHandler);
   return app;

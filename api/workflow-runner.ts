@@ -17,6 +17,7 @@ const FAILURE_TO_PROBLEM: Record<FailureType, () => AppError> = {
   RegistrationProofInvalid: () => new AppError('registration-proof-invalid'),
   InvalidCredentials: () => new AppError('invalid-credentials'),
   ChallengeMismatch: () => new AppError('invalid-second-factor'),
+  LedgerUnbalanced: () => new AppError('internal', 'The ledger does not balance'),
 };
 
 function applicationFailureOf(err: unknown): ApplicationFailure | null {

@@ -25,6 +25,11 @@ export const AUDIT_ACTIONS = {
   'accounting.account.configured': { category: 'ACCOUNTING', label: 'Company account configured', kind: 'UPDATE' },
   'accounting.subaccount.created': { category: 'ACCOUNTING', label: 'Subaccount created', kind: 'CREATE' },
   'accounting.subaccount.configured': { category: 'ACCOUNTING', label: 'Subaccount configured', kind: 'UPDATE' },
+  'ledger.entry.posted': { category: 'LEDGER', label: 'Journal entry posted', kind: 'CREATE' },
+  'ledger.entry.reversed': { category: 'LEDGER', label: 'Journal entry reversed', kind: 'CREATE' },
+  'ledger.period.close-requested': { category: 'LEDGER', label: 'Period close requested', kind: 'OTHER' },
+  'ledger.period.closed': { category: 'LEDGER', label: 'Period closed', kind: 'OTHER' },
+  'ledger.period.close-failed': { category: 'LEDGER', label: 'Period close failed', kind: 'OTHER' },
 } as const satisfies Record<string, { category: string; label: string; kind: AuditActionKind }>;
 
 export type AuditAction = keyof typeof AUDIT_ACTIONS;

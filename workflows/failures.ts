@@ -5,6 +5,7 @@ export const FailureType = {
   RegistrationProofInvalid: 'RegistrationProofInvalid',
   InvalidCredentials: 'InvalidCredentials',
   ChallengeMismatch: 'ChallengeMismatch',
+  LedgerUnbalanced: 'LedgerUnbalanced',
 } as const;
 
 export type FailureType = (typeof FailureType)[keyof typeof FailureType];

@@ -4,3 +4,4 @@
 export const registrationProofWorkflowId = (proofId: string): string => `registration-proof-${proofId}`;
 export const registrationWorkflowId = (proofId: string): string => `registration-${proofId}`;
 export const emailChallengeWorkflowId = (challengeId: string): string => `email-challenge-${challengeId}`;
+export const periodCloseWorkflowId = (legalEntityId: string, closeDate: string): string => `period-close-${legalEntityId}-${closeDate}`;

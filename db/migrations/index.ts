@@ -2,6 +2,7 @@ import type { Sequelize } from 'sequelize';
 import * as foundation from './2026.11.21T06.00.00.foundation';
 import * as secondFactors from './2026.11.21T07.00.00.second-factors';
 import * as chartOfAccounts from './2026.11.21T08.00.00.chart-of-accounts';
+import * as ledger from './2026.11.21T09.00.00.ledger';
 
 export interface MigrationContext {
   sequelize: Sequelize;
@@ -20,4 +21,5 @@ export const MIGRATIONS: Array<{ name: string; module: MigrationModule }> = [
   { name: '2026.11.21T06.00.00.foundation', module: foundation },
   { name: '2026.11.21T07.00.00.second-factors', module: secondFactors },
   { name: '2026.11.21T08.00.00.chart-of-accounts', module: chartOfAccounts },
+  { name: '2026.11.21T09.00.00.ledger', module: ledger },
 ];

@@ -2,6 +2,7 @@ import { QueryTypes, type Sequelize } from 'sequelize';
 import { startTestStack, type TestStack } from '../../helpers/stack';
 import { api, bearer, registerWorkspace, type Registered } from '../../helpers/clients';
 import { withTenant } from '../../../db/connection';
+import { ledgerApi, simpleEntry, waitForClose } from '../../helpers/ledger';
 
 let stack: TestStack;
 let a: Registered;
@@ -18,6 +19,11 @@ beforeAll(async () => {
     .set(...bearer(a.accessToken))
     .send({ depreciationMethod: 'STRAIGHT_LINE', inventoryValuationMethod: 'FIFO', taxRegime: 'GENERAL', vatRate: 12, expectedVersion: 0 })
     .expect(200);
+  // And in each ledger table: an entry, a completed close and its snapshot.
+  const ledger = ledgerApi(stack, a);
+  await ledger.post(simpleEntry('2025-01-15', '10.00')).expect(201);
+  const close = await ledger.close('2025-01-31').expect(202);
+  expect((await waitForClose(ledger, close.body.id)).status).toBe('COMPLETED');
 });
 afterAll(async () => {
   await stack.stop();
@@ -43,6 +49,7 @@ describe('row-level security', () => {
       expect.arrayContaining([
         'tenants', 'memberships', 'sessions', 'refresh_tokens', 'audit_events',
         'company_accounts', 'company_subaccounts', 'company_accounting_settings',
+        'ledger_states', 'journal_entries', 'journal_lines', 'period_closes', 'period_close_balances',
       ]),
     );
     for (const t of tables) {

@@ -1,0 +1,81 @@
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import type { Sequelize } from 'sequelize';
+import { withTenant } from '../db/connection';
+import { recordAuditEvent } from '../db/repositories/audit';
+import { lockLedgerState, markCloseCompleted, markCloseFailed, raiseCutoff, storeSnapshot } from '../db/repositories/period-closes';
+import { FailureType } from '../workflows/failures';
+import type { PeriodCloseInput } from '../workflows/period-close.workflow';
+
+export interface PeriodCloseDeps {
+  db: Sequelize;
+}
+
+const scopeOf = (input: PeriodCloseInput) => ({ tenantId: input.tenantId, legalEntityId: input.legalEntityId });
+
+/** Every step is idempotent: a worker killed anywhere restarts the step and reaches the same result. */
+export function createPeriodCloseActivities({ db }: PeriodCloseDeps) {
+  /** The cut-off: waits for postings in flight, after which none dated at or before closeDate commits. */
+  async function lockClosedPeriod(input: PeriodCloseInput): Promise<void> {
+    await withTenant(db, input.tenantId, async (tx) => {
+      await lockLedgerState(db, tx, scopeOf(input));
+      await raiseCutoff(db, tx, scopeOf(input), input.closeDate);
+    });
+  }
+
+  async function computeClosingBalances(input: PeriodCloseInput): Promise<{ entryCount: number; accounts: number; total: string }> {
+    // A long statement cannot heartbeat by itself; a timer does, so a killed worker is noticed in seconds.
+    const beat = setInterval(() => Context.current().heartbeat(), 2000);
+    try {
+      const result = await withTenant(db, input.tenantId, async (tx) => {
+        const totals = await storeSnapshot(db, tx, scopeOf(input), { id: input.closeId, closeDate: input.closeDate });
+        if (totals.debit !== totals.credit) {
+          // Rolls the snapshot back: an unbalanced ledger is never frozen.
+          throw ApplicationFailure.nonRetryable(`debits ${totals.debit} do not equal credits ${totals.credit}`, FailureType.LedgerUnbalanced);
+        }
+        return totals;
+      });
+      return { entryCount: result.entryCount, accounts: result.accounts, total: result.debit };
+    } finally {
+      clearInterval(beat);
+    }
+  }
+
+  async function completePeriodClose(input: PeriodCloseInput & { entryCount: number; total: string }): Promise<void> {
+    await withTenant(db, input.tenantId, async (tx) => {
+      if (!(await markCloseCompleted(db, tx, scopeOf(input), { id: input.closeId, closeDate: input.closeDate, entryCount: input.entryCount }))) return;
+      await recordAuditEvent(tx, {
+        tenantId: input.tenantId,
+        action: 'ledger.period.closed',
+        actorMembershipId: null,
+        actorDisplayName: 'Period close',
+        systemActor: true,
+        correlationId: input.correlationId,
+        subjectType: 'PERIOD_CLOSE',
+        subjectId: input.closeId,
+        ipAddress: null,
+        details: `closed through ${input.closeDate}: ${input.entryCount} entries, total ${input.total}`,
+      });
+    });
+  }
+
+  async function failPeriodClose(input: PeriodCloseInput & { reason: string }): Promise<void> {
+    await withTenant(db, input.tenantId, async (tx) => {
+      if (!(await markCloseFailed(db, tx, scopeOf(input), { id: input.closeId, reason: input.reason }))) return;
+      await recordAuditEvent(tx, {
+        tenantId: input.tenantId,
+        action: 'ledger.period.close-failed',
+        actorMembershipId: null,
+        actorDisplayName: 'Period close',
+        systemActor: true,
+        correlationId: input.correlationId,
+        subjectType: 'PERIOD_CLOSE',
+        subjectId: input.closeId,
+        ipAddress: null,
+        details: input.reason.slice(0, 500),
+      });
+    });
+  }
+
+  return { lockClosedPeriod, computeClosingBalances, completePeriodClose, failPeriodClose };
+}

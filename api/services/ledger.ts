@@ -1,0 +1,324 @@
+import { randomUUID, createHash } from 'node:crypto';
+import { UniqueConstraintError, DatabaseError, type Sequelize } from 'sequelize';
+import { withTenant, type Tx } from '../../db/connection';
+import { findCompany } from '../../db/repositories/companies';
+import { recordAuditEvent } from '../../db/repositories/audit';
+import {
+  claimEntryNumber,
+  findEntry,
+  insertEntry,
+  insertLines,
+  knownAccountCodes,
+  linesOf,
+  listEntries,
+  subaccountParents,
+  type EntryRow,
+  type LedgerScope,
+  type LineRow,
+  type NewLine,
+} from '../../db/repositories/ledger';
+import { AppError } from '../../core/problems';
+import { formatMinorUnits, numericToMinorUnits, toMinorUnits } from '../../core/money';
+import type { AuditAction } from '../../core/audit-actions';
+import type { Principal, RequestContext } from '../context';
+
+export interface JournalLineInput {
+  accountCode: string;
+  subaccountId?: string;
+  debit: string;
+  credit: string;
+  memo?: string;
+}
+
+export interface JournalEntryCreate {
+  requestId: string;
+  entryDate: string;
+  description: string;
+  reference?: string;
+  lines: JournalLineInput[];
+}
+
+export interface ReversalCreate {
+  requestId: string;
+  entryDate: string;
+  reason: string;
+}
+
+export interface JournalEntry {
+  id: string;
+  number: number;
+  entryDate: string;
+  description: string;
+  reference: string | null;
+  lines: Array<{ lineNo: number; accountCode: string; subaccountId: string | null; debit: string; credit: string; memo: string | null }>;
+  totalDebit: string;
+  totalCredit: string;
+  reversalOf: string | null;
+  reversedBy: string | null;
+  postedAt: string;
+  postedByMembershipId: string | null;
+  correlationId: string;
+}
+
+const money = (numeric: string) => formatMinorUnits(numericToMinorUnits(numeric));
+
+function toJournalEntry(row: EntryRow, lines: LineRow[]): JournalEntry {
+  return {
+    id: row.id,
+    number: Number(row.number),
+    entryDate: row.entry_date,
+    description: row.description,
+    reference: row.reference,
+    lines: lines.map((l) => ({
+      lineNo: l.line_no,
+      accountCode: l.account_code,
+      subaccountId: l.subaccount_id,
+      debit: money(l.debit),
+      credit: money(l.credit),
+      memo: l.memo,
+    })),
+    totalDebit: money(row.total_debit),
+    totalCredit: money(row.total_credit),
+    reversalOf: row.reversal_of,
+    reversedBy: row.reversed_by,
+    postedAt: row.posted_at.toISOString(),
+    postedByMembershipId: row.posted_by_membership_id,
+    correlationId: row.correlation_id,
+  };
+}
+
+/** What identifies a request's content: the same requestId with other content is a 409, never a second entry. */
+function requestHash(content: unknown): string {
+  return createHash('sha256').update(JSON.stringify(content)).digest('hex');
+}
+
+interface PreparedEntry {
+  entryDate: string;
+  description: string;
+  reference: string | null;
+  lines: NewLine[];
+  total: bigint;
+  hash: string;
+  reversalOf: string | null;
+}
+
+/** Checks the arithmetic of an entry: one positive side per line, and debits equal credits, exactly. */
+export function prepareEntry(input: JournalEntryCreate): PreparedEntry {
+  let debits = 0n;
+  let credits = 0n;
+  const lines = input.lines.map((line, i): NewLine => {
+    const debit = toMinorUnits(line.debit);
+    const credit = toMinorUnits(line.credit);
+    if ((debit > 0n) === (credit > 0n)) {
+      throw new AppError('validation', `Line ${i + 1} must have exactly one of debit and credit above zero`, {
+        errors: [{ path: `/body/lines/${i}`, message: 'must have exactly one of debit and credit above zero' }],
+      });
+    }
+    debits += debit;
+    credits += credit;
+    return {
+      lineNo: i + 1,
+      accountCode: line.accountCode,
+      subaccountId: line.subaccountId ?? null,
+      debit: formatMinorUnits(debit),
+      credit: formatMinorUnits(credit),
+      memo: line.memo ?? null,
+    };
+  });
+  if (debits !== credits) {
+    throw new AppError('entry-unbalanced', `Debits ${formatMinorUnits(debits)} do not equal credits ${formatMinorUnits(credits)}`, {
+      totalDebit: formatMinorUnits(debits),
+      totalCredit: formatMinorUnits(credits),
+    });
+  }
+  const content = { entryDate: input.entryDate, description: input.description, reference: input.reference ?? null, lines };
+  return { ...content, total: debits, hash: requestHash(content), reversalOf: null };
+}
+
+function isPostgresError(err: unknown, code: string): boolean {
+  return err instanceof DatabaseError && (err.original as { code?: string }).code === code;
+}
+
+export function createLedgerService({ db }: { db: Sequelize }) {
+  const scopeOf = (principal: Principal, legalEntityId: string): LedgerScope => ({ tenantId: principal.tenantId, legalEntityId });
+
+  async function requireCompany(tx: Tx, scope: LedgerScope, forChange: boolean): Promise<void> {
+    const company = await findCompany(db, tx, scope);
+    if (!company) throw new AppError('not-found', 'No company with this id in your workspace');
+    if (forChange && company.archived) throw new AppError('company-archived', 'The company is archived; its ledger is read-only');
+  }
+
+  async function loadEntry(tx: Tx, scope: LedgerScope, by: { id: string } | { requestId: string }): Promise<JournalEntry | null> {
+    const row = await findEntry(db, tx, scope, by);
+    return row ? toJournalEntry(row, await linesOf(db, tx, scope, [row.id])) : null;
+  }
+
+  /** The entry a requestId already produced, when its content matches; 409 when it does not. */
+  async function replayOf(tx: Tx, scope: LedgerScope, requestId: string, hash: string): Promise<JournalEntry | null> {
+    const row = await findEntry(db, tx, scope, { requestId });
+    if (!row) return null;
+    if (row.request_hash !== hash) throw new AppError('request-id-reused', 'This requestId was used for a different entry');
+    return toJournalEntry(row, await linesOf(db, tx, scope, [row.id]));
+  }
+
+  async function assertAccountsExist(tx: Tx, scope: LedgerScope, lines: NewLine[]): Promise<void> {
+    const known = await knownAccountCodes(db, tx, scope, [...new Set(lines.map((l) => l.accountCode))]);
+    const subIds = [...new Set(lines.flatMap((l) => (l.subaccountId ? [l.subaccountId] : [])))];
+    const parents = await subaccountParents(db, tx, scope, subIds);
+    const errors = lines.flatMap((l, i) => {
+      if (!known.has(l.accountCode)) return [{ path: `/body/lines/${i}/accountCode`, message: `no account ${l.accountCode} in this company's chart` }];
+      if (l.subaccountId && parents.get(l.subaccountId) !== l.accountCode) {
+        return [{ path: `/body/lines/${i}/subaccountId`, message: `not a subaccount of ${l.accountCode} in this company` }];
+      }
+      return [];
+    });
+    if (errors.length > 0) throw new AppError('unknown-account', errors.map((e) => e.message).join('; '), { errors });
+  }
+
+  /** Posts a prepared entry in one transaction with its audit event; idempotent per requestId. */
+  async function commitEntry(
+    principal: Principal,
+    scope: LedgerScope,
+    requestId: string,
+    prepared: PreparedEntry,
+    ctx: RequestContext,
+    check: (tx: Tx) => Promise<void>,
+    action: AuditAction,
+  ): Promise<{ entry: JournalEntry; created: boolean }> {
+    try {
+      return await withTenant(db, scope.tenantId, async (tx) => {
+        await requireCompany(tx, scope, true);
+        const replay = await replayOf(tx, scope, requestId, prepared.hash);
+        if (replay) return { entry: replay, created: false };
+        await check(tx);
+        await assertAccountsExist(tx, scope, prepared.lines);
+        const id = randomUUID();
+        const { number, lockedThrough } = await claimEntryNumber(db, tx, scope);
+        if (lockedThrough && prepared.entryDate <= lockedThrough) {
+          throw new AppError('period-closed', `The ledger is closed through ${lockedThrough}; date the entry after it`, { closedThrough: lockedThrough });
+        }
+        const postedAt = await insertEntry(db, tx, scope, {
+          id,
+          number,
+          entryDate: prepared.entryDate,
+          description: prepared.description,
+          reference: prepared.reference,
+          requestId,
+          requestHash: prepared.hash,
+          reversalOf: prepared.reversalOf,
+          total: formatMinorUnits(prepared.total),
+          lineCount: prepared.lines.length,
+          postedByMembershipId: principal.membershipId,
+          correlationId: ctx.correlationId,
+        });
+        await insertLines(db, tx, scope, { id, entryDate: prepared.entryDate }, prepared.lines);
+        await recordAuditEvent(tx, {
+          tenantId: scope.tenantId,
+          action,
+          actorMembershipId: principal.membershipId,
+          systemActor: false,
+          correlationId: ctx.correlationId,
+          subjectType: 'JOURNAL_ENTRY',
+          subjectId: id,
+          ipAddress: ctx.ipAddress,
+          details: `entry #${number} dated ${prepared.entryDate}, ${prepared.lines.length} lines, total ${formatMinorUnits(prepared.total)}`,
+        });
+        const entry: JournalEntry = {
+          id,
+          number,
+          entryDate: prepared.entryDate,
+          description: prepared.description,
+          reference: prepared.reference,
+          lines: prepared.lines.map(({ lineNo, accountCode, subaccountId, debit, credit, memo }) => ({ lineNo, accountCode, subaccountId, debit, credit, memo })),
+          totalDebit: formatMinorUnits(prepared.total),
+          totalCredit: formatMinorUnits(prepared.total),
+          reversalOf: prepared.reversalOf,
+          reversedBy: null,
+          postedAt: postedAt.toISOString(),
+          postedByMembershipId: principal.membershipId,
+          correlationId: ctx.correlationId,
+        };
+        return { entry, created: true };
+      });
+    } catch (err) {
+      if (err instanceof UniqueConstraintError) {
+        // A concurrent request won: the same requestId (answer with its entry) or the same reversal target.
+        const replay = await withTenant(db, scope.tenantId, (tx) => replayOf(tx, scope, requestId, prepared.hash));
+        if (replay) return { entry: replay, created: false };
+        if (prepared.reversalOf) throw new AppError('entry-already-reversed', 'The entry was reversed by another request');
+      }
+      if (isPostgresError(err, 'P0C10')) throw new AppError('period-closed', 'The period of this date is closed or closing');
+      throw err;
+    }
+  }
+
+  async function post(principal: Principal, legalEntityId: string, input: JournalEntryCreate, ctx: RequestContext) {
+    const prepared = prepareEntry(input);
+    return commitEntry(principal, scopeOf(principal, legalEntityId), input.requestId, prepared, ctx, async () => undefined, 'ledger.entry.posted');
+  }
+
+  async function reverse(principal: Principal, legalEntityId: string, entryId: string, input: ReversalCreate, ctx: RequestContext) {
+    const scope = scopeOf(principal, legalEntityId);
+    const original = await withTenant(db, scope.tenantId, async (tx) => {
+      await requireCompany(tx, scope, false);
+      return loadEntry(tx, scope, { id: entryId });
+    });
+    if (!original) throw new AppError('not-found', 'No journal entry with this id in this company');
+    const lines: NewLine[] = original.lines.map((l) => ({ ...l, debit: l.credit, credit: l.debit }));
+    const content = { reversalOf: original.id, entryDate: input.entryDate, reason: input.reason };
+    const prepared: PreparedEntry = {
+      entryDate: input.entryDate,
+      description: `Reversal of entry #${original.number}: ${input.reason}`.slice(0, 500),
+      reference: original.reference,
+      lines,
+      total: toMinorUnits(original.totalDebit),
+      hash: requestHash(content),
+      reversalOf: original.id,
+    };
+    const check = async (tx: Tx) => {
+      const current = await findEntry(db, tx, scope, { id: original.id });
+      if (current!.reversal_of) throw new AppError('entry-not-reversible', 'A reversal is never itself reversed');
+      if (current!.reversed_by) throw new AppError('entry-already-reversed', `The entry is already reversed by ${current!.reversed_by}`, { reversedBy: current!.reversed_by });
+      if (input.entryDate < original.entryDate) {
+        throw new AppError('validation', 'A reversal cannot be dated before the entry it reverses', {
+          errors: [{ path: '/body/entryDate', message: `must be on or after ${original.entryDate}` }],
+        });
+      }
+    };
+    return commitEntry(principal, scope, input.requestId, prepared, ctx, check, 'ledger.entry.reversed');
+  }
+
+  async function get(principal: Principal, legalEntityId: string, entryId: string): Promise<JournalEntry> {
+    const scope = scopeOf(principal, legalEntityId);
+    const entry = await withTenant(db, scope.tenantId, async (tx) => {
+      await requireCompany(tx, scope, false);
+      return loadEntry(tx, scope, { id: entryId });
+    });
+    if (!entry) throw new AppError('not-found', 'No journal entry with this id in this company');
+    return entry;
+  }
+
+  async function list(
+    principal: Principal,
+    legalEntityId: string,
+    filter: { dateFrom?: string; dateTo?: string; accountCode?: string; page: number; size: number },
+  ) {
+    const scope = scopeOf(principal, legalEntityId);
+    return withTenant(db, scope.tenantId, async (tx) => {
+      await requireCompany(tx, scope, false);
+      const { rows, total } = await listEntries(db, tx, scope, filter);
+      const lines = await linesOf(db, tx, scope, rows.map((r) => r.id));
+      const byEntry = new Map<string, LineRow[]>();
+      for (const line of lines) byEntry.set(line.entry_id, [...(byEntry.get(line.entry_id) ?? []), line]);
+      return {
+        items: rows.map((r) => toJournalEntry(r, byEntry.get(r.id) ?? [])),
+        page: filter.page,
+        size: filter.size,
+        totalElements: total,
+        totalPages: Math.ceil(total / filter.size),
+      };
+    });
+  }
+
+  return { post, reverse, get, list };
+}

@@ -1,0 +1,28 @@
+// Money on the ledger path: decimal strings on the wire, NUMERIC(20,2) in PostgreSQL, and in between
+// integer minor units as BigInt. Never a float.
+
+export const AMOUNT_PATTERN = /^(0|[1-9][0-9]{0,15})(\.[0-9]{1,2})?$/;
+
+/** "1250.5" → 125050n. The caller has checked AMOUNT_PATTERN (the OpenAPI document does). */
+export function toMinorUnits(amount: string): bigint {
+  if (!AMOUNT_PATTERN.test(amount)) throw new RangeError(`not an amount: ${amount}`);
+  const [units, fraction = ''] = amount.split('.');
+  return BigInt(units!) * 100n + BigInt(fraction.padEnd(2, '0'));
+}
+
+/** 125050n → "1250.50"; negative values keep their sign. */
+export function formatMinorUnits(value: bigint): string {
+  const negative = value < 0n;
+  const abs = negative ? -value : value;
+  const text = `${abs / 100n}.${(abs % 100n).toString().padStart(2, '0')}`;
+  return negative ? `-${text}` : text;
+}
+
+/** A NUMERIC as PostgreSQL returns it ("1250.5", "-3.00", "7") to minor units. */
+export function numericToMinorUnits(value: string): bigint {
+  const negative = value.startsWith('-');
+  const [units, fraction = ''] = (negative ? value.slice(1) : value).split('.');
+  if (fraction.length > 2 && /[1-9]/.test(fraction.slice(2))) throw new RangeError(`more than two decimals: ${value}`);
+  const minor = BigInt(units!) * 100n + BigInt(fraction.slice(0, 2).padEnd(2, '0'));
+  return negative ? -minor : minor;
+}

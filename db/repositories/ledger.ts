@@ -1,0 +1,225 @@
+import { QueryTypes, type Sequelize } from 'sequelize';
+import type { Tx } from '../connection';
+
+// Journal entries and lines. Entries are append-only: there is no update or delete here, and the
+// database rejects both. Rows come back as plain objects with amounts as NUMERIC strings.
+
+export interface LedgerScope {
+  tenantId: string;
+  legalEntityId: string;
+}
+
+export interface NewLine {
+  lineNo: number;
+  accountCode: string;
+  subaccountId: string | null;
+  debit: string;
+  credit: string;
+  memo: string | null;
+}
+
+export interface EntryRow {
+  id: string;
+  number: string;
+  entry_date: string;
+  description: string;
+  reference: string | null;
+  request_hash: string;
+  reversal_of: string | null;
+  reversed_by: string | null;
+  total_debit: string;
+  total_credit: string;
+  posted_at: Date;
+  posted_by_membership_id: string | null;
+  correlation_id: string;
+}
+
+export interface LineRow {
+  entry_id: string;
+  line_no: number;
+  account_code: string;
+  subaccount_id: string | null;
+  debit: string;
+  credit: string;
+  memo: string | null;
+}
+
+const select = <T extends object>(db: Sequelize, tx: Tx, sql: string, replacements: Record<string, unknown>) =>
+  db.query<T>(sql, { replacements, type: QueryTypes.SELECT, transaction: tx });
+
+/**
+ * Takes the company's next entry number and holds its ledger row until commit. Every posting of a company
+ * passes through this row, so numbers are gapless (a rolled-back posting rolls its number back) and a
+ * period close that moves the cut-off waits for postings in flight, then makes every later one see it.
+ */
+export async function claimEntryNumber(db: Sequelize, tx: Tx, scope: LedgerScope): Promise<{ number: number; lockedThrough: string | null }> {
+  const [row] = await select<{ number: string; locked_through: string | null }>(
+    db,
+    tx,
+    `INSERT INTO ledger_states AS s (tenant_id, legal_entity_id, next_entry_number) VALUES (:tenantId, :legalEntityId, 2)
+     ON CONFLICT (tenant_id, legal_entity_id) DO UPDATE SET next_entry_number = s.next_entry_number + 1
+     RETURNING s.next_entry_number - 1 AS number, to_char(s.locked_through, 'YYYY-MM-DD') AS locked_through`,
+    { ...scope },
+  );
+  return { number: Number(row!.number), lockedThrough: row!.locked_through };
+}
+
+export async function insertEntry(
+  db: Sequelize,
+  tx: Tx,
+  scope: LedgerScope,
+  entry: {
+    id: string;
+    number: number;
+    entryDate: string;
+    description: string;
+    reference: string | null;
+    requestId: string;
+    requestHash: string;
+    reversalOf: string | null;
+    total: string;
+    lineCount: number;
+    postedByMembershipId: string | null;
+    correlationId: string;
+  },
+): Promise<Date> {
+  const [row] = await select<{ posted_at: Date }>(
+    db,
+    tx,
+    `INSERT INTO journal_entries (tenant_id, id, legal_entity_id, number, entry_date, description, reference, request_id, request_hash,
+                                  reversal_of, total_debit, total_credit, line_count, posted_by_membership_id, correlation_id)
+     VALUES (:tenantId, :id, :legalEntityId, :number, :entryDate, :description, :reference, :requestId, :requestHash,
+             :reversalOf, :total, :total, :lineCount, :postedByMembershipId, :correlationId)
+     RETURNING posted_at`,
+    { ...scope, ...entry },
+  );
+  return row!.posted_at;
+}
+
+/** All lines of an entry in one statement (up to 500 rows). */
+export async function insertLines(db: Sequelize, tx: Tx, scope: LedgerScope, entry: { id: string; entryDate: string }, lines: NewLine[]): Promise<void> {
+  await db.query(
+    `INSERT INTO journal_lines (tenant_id, entry_id, line_no, legal_entity_id, entry_date, account_code, subaccount_id, debit, credit, memo)
+     SELECT :tenantId, :entryId, l.line_no, :legalEntityId, :entryDate, l.account_code, l.subaccount_id, l.debit, l.credit, l.memo
+       FROM unnest(ARRAY[:lineNos]::int[], ARRAY[:codes]::text[], ARRAY[:subaccounts]::uuid[],
+                   ARRAY[:debits]::numeric[], ARRAY[:credits]::numeric[], ARRAY[:memos]::text[])
+            AS l(line_no, account_code, subaccount_id, debit, credit, memo)`,
+    {
+      replacements: {
+        ...scope,
+        entryId: entry.id,
+        entryDate: entry.entryDate,
+        lineNos: lines.map((l) => l.lineNo),
+        codes: lines.map((l) => l.accountCode),
+        subaccounts: lines.map((l) => l.subaccountId),
+        debits: lines.map((l) => l.debit),
+        credits: lines.map((l) => l.credit),
+        memos: lines.map((l) => l.memo),
+      },
+      transaction: tx,
+    },
+  );
+}
+
+const ENTRY_COLUMNS = `e.id, e.number, to_char(e.entry_date, 'YYYY-MM-DD') AS entry_date, e.description, e.reference, e.request_hash,
+  e.reversal_of, r.id AS reversed_by, e.total_debit, e.total_credit, e.posted_at, e.posted_by_membership_id, e.correlation_id`;
+const ENTRY_FROM = `journal_entries e LEFT JOIN journal_entries r ON r.tenant_id = e.tenant_id AND r.reversal_of = e.id`;
+
+export async function findEntry(db: Sequelize, tx: Tx, scope: LedgerScope, by: { id: string } | { requestId: string }): Promise<EntryRow | null> {
+  const where = 'id' in by ? 'e.id = :id' : 'e.request_id = :requestId';
+  const [row] = await select<EntryRow>(
+    db,
+    tx,
+    `SELECT ${ENTRY_COLUMNS} FROM ${ENTRY_FROM} WHERE e.tenant_id = :tenantId AND e.legal_entity_id = :legalEntityId AND ${where}`,
+    { ...scope, ...by },
+  );
+  return row ?? null;
+}
+
+export async function linesOf(db: Sequelize, tx: Tx, scope: LedgerScope, entryIds: string[]): Promise<LineRow[]> {
+  if (entryIds.length === 0) return [];
+  return select<LineRow>(
+    db,
+    tx,
+    `SELECT entry_id, line_no, account_code, subaccount_id, debit, credit, memo FROM journal_lines
+      WHERE tenant_id = :tenantId AND entry_id = ANY(ARRAY[:entryIds]::uuid[]) ORDER BY entry_id, line_no`,
+    { ...scope, entryIds },
+  );
+}
+
+export interface EntryFilter {
+  dateFrom?: string;
+  dateTo?: string;
+  accountCode?: string;
+  page: number;
+  size: number;
+}
+
+/** Entries in journal order (by number), optionally within dates or touching one account. */
+export async function listEntries(db: Sequelize, tx: Tx, scope: LedgerScope, filter: EntryFilter): Promise<{ rows: EntryRow[]; total: number }> {
+  const conditions = ['e.tenant_id = :tenantId', 'e.legal_entity_id = :legalEntityId'];
+  if (filter.dateFrom) conditions.push('e.entry_date >= :dateFrom');
+  if (filter.dateTo) conditions.push('e.entry_date <= :dateTo');
+  if (filter.accountCode) {
+    conditions.push('EXISTS (SELECT 1 FROM journal_lines l WHERE l.tenant_id = e.tenant_id AND l.entry_id = e.id AND l.account_code = :accountCode)');
+  }
+  const where = conditions.join(' AND ');
+  const replacements = { ...scope, ...filter, limit: filter.size, offset: filter.page * filter.size };
+  const [count] = await select<{ n: string }>(db, tx, `SELECT count(*) AS n FROM journal_entries e WHERE ${where}`, replacements);
+  const rows = await select<EntryRow>(
+    db,
+    tx,
+    `SELECT ${ENTRY_COLUMNS} FROM ${ENTRY_FROM} WHERE ${where} ORDER BY e.number LIMIT :limit OFFSET :offset`,
+    replacements,
+  );
+  return { rows, total: Number(count!.n) };
+}
+
+/** Which of the codes name an account of the company: a global account or one of its custom accounts. */
+export async function knownAccountCodes(db: Sequelize, tx: Tx, scope: LedgerScope, codes: string[]): Promise<Set<string>> {
+  const rows = await select<{ code: string }>(
+    db,
+    tx,
+    `SELECT code FROM global_accounts WHERE code = ANY(ARRAY[:codes]::text[])
+     UNION
+     SELECT code FROM company_accounts
+      WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId AND custom AND code = ANY(ARRAY[:codes]::text[])`,
+    { ...scope, codes },
+  );
+  return new Set(rows.map((r) => r.code));
+}
+
+/** The company's subaccounts among the ids, with their parent account codes. */
+export async function subaccountParents(db: Sequelize, tx: Tx, scope: LedgerScope, ids: string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await select<{ id: string; parent_code: string }>(
+    db,
+    tx,
+    `SELECT id, parent_code FROM company_subaccounts
+      WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId AND id = ANY(ARRAY[:ids]::uuid[])`,
+    { ...scope, ids },
+  );
+  return new Map(rows.map((r) => [r.id, r.parent_code]));
+}
+
+export interface AccountInfo {
+  code: string;
+  name: string;
+  type: string;
+}
+
+/** Names and types of the given codes as the company sees them (its name overrides, its custom accounts). */
+export async function accountInfo(db: Sequelize, tx: Tx, scope: LedgerScope, codes: string[]): Promise<Map<string, AccountInfo>> {
+  if (codes.length === 0) return new Map();
+  const rows = await select<AccountInfo>(
+    db,
+    tx,
+    `SELECT coalesce(g.code, c.code) AS code, coalesce(c.name, g.name) AS name, coalesce(g.type, c.type) AS type
+       FROM global_accounts g
+       FULL JOIN (SELECT code, name, type FROM company_accounts WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId) c
+         ON c.code = g.code
+      WHERE coalesce(g.code, c.code) = ANY(ARRAY[:codes]::text[])`,
+    { ...scope, codes },
+  );
+  return new Map(rows.map((r) => [r.code, r]));
+}
