@@ -28,6 +28,16 @@ ensure_postgres() {
   fi
 }
 
+ensure_hledger() {
+  # The ledger tests compare our trial balance with an independent tool: Debian's hledger.
+  command -v hledger >/dev/null && return 0
+  say "installing hledger (Debian package) for the ledger cross-check"
+  local sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo -n"
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q hledger >/dev/null \
+    || { $sudo apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q hledger >/dev/null; }
+}
+
 temporal_healthy() { # address
   "$TEMPORAL_BIN" operator cluster health --address "$1" >/dev/null 2>&1
 }

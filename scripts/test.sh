@@ -8,6 +8,7 @@ cd "$ROOT"
 ensure_node_modules
 TEMPORAL_BIN="$(bash scripts/temporal-cli.sh)"
 ensure_postgres
+ensure_hledger
 
 say "type check"
 npx tsc --noEmit
