@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'test/.tmp/**', '*.js', '*.mjs'] },
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'test/.tmp/**', '*.js', '*.mjs', 'test/helpers/*.js'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -23,6 +23,8 @@ export interface Config {
     namespace: string;
     taskQueue: string;
     workflowResponseTimeoutMs: number;
+    /** A prebuilt workflow bundle for the worker; without one it bundles workflows/ at start. */
+    workflowBundlePath: string | null;
   };
   jwt: {
     issuer: string;
@@ -141,6 +143,7 @@ export function loadConfig(env: Env = process.env): Config {
       namespace: str(env, 'TEMPORAL_NAMESPACE', 'default'),
       taskQueue: str(env, 'TEMPORAL_TASK_QUEUE', 'accounting'),
       workflowResponseTimeoutMs: int(env, 'WORKFLOW_RESPONSE_TIMEOUT_MS', 20000, 100, 600000),
+      workflowBundlePath: env.WORKFLOW_BUNDLE_PATH || null,
     },
     jwt: {
       issuer: str(env, 'JWT_ISSUER', 'accounting-backend'),

@@ -31,8 +31,9 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
     factorSecrets: createFactorSecrets(deps.config.secondFactors.secretKey),
     emailCodeTtlSeconds: deps.config.secondFactors.emailCodeTtlSeconds,
   });
-  const workflows: Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> = deps.workflowBundlePath
-    ? { workflowBundle: { codePath: deps.workflowBundlePath } }
+  const bundlePath = deps.workflowBundlePath ?? deps.config.temporal.workflowBundlePath;
+  const workflows: Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> = bundlePath
+    ? { workflowBundle: { codePath: bundlePath } }
     : { workflowsPath: require.resolve('../workflows') };
   return Worker.create({
     connection: deps.connection,

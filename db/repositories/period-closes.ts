@@ -143,6 +143,11 @@ export async function balancesThrough(
   );
 }
 
+/** The advisory lock that makes the snapshot step of one company's close date single-writer. */
+export function snapshotLockKey(legalEntityId: string, closeDate: string): string {
+  return `period-close:${legalEntityId}:${closeDate}`;
+}
+
 /**
  * Stores the close's snapshot once: the previous completed close's totals plus the period's lines, summed
  * per account and subaccount in one statement. A second call finds the rows and stores nothing.
@@ -155,7 +160,7 @@ export async function storeSnapshot(
   close: { id: string; closeDate: string },
 ): Promise<{ debit: string; credit: string; entryCount: number; accounts: number }> {
   // One writer per close, even when a retried activity overlaps an abandoned attempt still running.
-  await db.query('SELECT pg_advisory_xact_lock(hashtextextended(:closeId, 0))', { replacements: { closeId: close.id }, transaction: tx });
+  await db.query('SELECT pg_advisory_xact_lock(hashtextextended(:key, 0))', { replacements: { key: snapshotLockKey(scope.legalEntityId, close.closeDate) }, transaction: tx });
   const previous = await lastCompletedClose(db, tx, scope, { before: close.closeDate });
   const [existing] = await select<{ n: string }>(db, tx, `SELECT count(*) AS n FROM period_close_balances WHERE tenant_id = :tenantId AND close_id = :closeId`, {
     ...scope,

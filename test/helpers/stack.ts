@@ -24,6 +24,8 @@ export interface TestStack {
   owner: Sequelize;
   temporal: Client;
   taskQueue: string;
+  /** The prebuilt workflow bundle, for workers the test starts itself. */
+  workflowBundlePath: string;
   doc: OpenApiDocument;
   stop(): Promise<void>;
 }
@@ -32,7 +34,7 @@ export interface TestStack {
  * The real app with a real worker on its own task queue, against the test database and the Temporal dev
  * server that `npm test` started. One per test file.
  */
-export async function startTestStack(overrides: Record<string, string> = {}): Promise<TestStack> {
+export async function startTestStack(overrides: Record<string, string> = {}, options: { worker?: boolean } = {}): Promise<TestStack> {
   if (!runtimeInstalled) {
     Runtime.install({ logger: new DefaultLogger('WARN') });
     runtimeInstalled = true;
@@ -46,8 +48,9 @@ export async function startTestStack(overrides: Record<string, string> = {}): Pr
   const taskQueue = `test-${path.basename(expect.getState().testPath ?? 'suite')}-${randomUUID()}`;
   const mailer = createOutboxMailer();
 
+  // Without the in-process worker, the test brings its own (e.g. a child process it can kill).
   const nativeConnection = await NativeConnection.connect({ address: config.temporal.address });
-  const worker: Worker = await createWorker({
+  const worker: Worker | null = options.worker === false ? null : await createWorker({
     config,
     connection: nativeConnection,
     db,
@@ -56,7 +59,7 @@ export async function startTestStack(overrides: Record<string, string> = {}): Pr
     taskQueue,
     workflowBundlePath: BUNDLE_PATH,
   });
-  const running = worker.run();
+  const running = worker?.run();
 
   const connection = await Connection.connect({ address: config.temporal.address });
   const temporal = new Client({ connection, namespace: config.temporal.namespace });
@@ -77,9 +80,10 @@ export async function startTestStack(overrides: Record<string, string> = {}): Pr
     owner,
     temporal,
     taskQueue,
+    workflowBundlePath: BUNDLE_PATH,
     doc,
     async stop() {
-      worker.shutdown();
+      worker?.shutdown();
       await running;
       await nativeConnection.close();
       await connection.close();
