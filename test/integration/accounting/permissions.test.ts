@@ -1,7 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import type { Test } from 'supertest';
 import { startTestStack, type TestStack } from '../../helpers/stack';
 import { api, bearer, registerWorkspace, type Registered } from '../../helpers/clients';
 import { addMember } from '../../helpers/members';
+import { ledgerApi, simpleEntry, waitForClose } from '../../helpers/ledger';
 
 // interface.md §4.1 and §4.3, DESIGN.md §4: who may call each operation by default. Written out here rather
 // than read from the OpenAPI document, so the test checks the document against the contract.
@@ -9,10 +11,13 @@ const ALL = ['ADMIN', 'ACCOUNTANT', 'MANAGER', 'EMPLOYEE', 'VIEWER'];
 const READERS = ['ADMIN', 'ACCOUNTANT', 'VIEWER'];
 const WRITERS = ['ADMIN', 'ACCOUNTANT'];
 const AUDITORS = ['ADMIN'];
+const CLOSERS = ['ADMIN'];
 
 let stack: TestStack;
 let owner: Registered;
 let subaccountId: string;
+let entryId: string;
+let closeId: string;
 const tokens = new Map<string, string>();
 
 beforeAll(async () => {
@@ -26,6 +31,10 @@ beforeAll(async () => {
     .send({ code: 'main', name: 'Main bank', enabled: true })
     .expect(201);
   subaccountId = created.body.id;
+  const ledger = ledgerApi(stack, owner);
+  entryId = (await ledger.post(simpleEntry('2025-01-10', '10.00')).expect(201)).body.id;
+  closeId = (await ledger.close('2024-12-31').expect(202)).body.id;
+  await waitForClose(ledger, closeId);
 });
 afterAll(async () => {
   await stack.stop();
@@ -33,6 +42,7 @@ afterAll(async () => {
 
 type Call = (role: string) => Test;
 const company = () => `/api/v1/accounting-settings/${owner.me.company.id}`;
+const ledgerBase = () => `/api/v1/ledger/${owner.me.company.id}`;
 const codeFor = (role: string) => String(9900 + ALL.indexOf(role) + 1); // a custom code per role: 9901..9905 are free in NAS 21
 
 const OPERATIONS: Array<[string, string[], Call]> = [
@@ -59,16 +69,28 @@ const OPERATIONS: Array<[string, string[], Call]> = [
   ['listAuditActors', AUDITORS, () => api(stack).get('/api/v1/audit-events/actors')],
   ['listAuditActions', AUDITORS, () => api(stack).get('/api/v1/audit-events/actions')],
   ['getAuditStatistics', AUDITORS, () => api(stack).get('/api/v1/audit-events/statistics')],
+  ['postJournalEntry', WRITERS, () => api(stack).post(`${ledgerBase()}/entries`).send(simpleEntry('2025-01-11', '1.00'))],
+  ['listJournalEntries', READERS, () => api(stack).get(`${ledgerBase()}/entries`)],
+  ['getJournalEntry', READERS, () => api(stack).get(`${ledgerBase()}/entries/${entryId}`)],
+  [
+    'reverseJournalEntry',
+    WRITERS,
+    () => api(stack).post(`${ledgerBase()}/entries/${entryId}/reversal`).send({ requestId: randomUUID(), entryDate: '2025-01-12', reason: 'test' }),
+  ],
+  ['getTrialBalance', READERS, () => api(stack).get(`${ledgerBase()}/trial-balance`).query({ asOf: '2025-01-31' })],
+  ['listPeriodCloses', READERS, () => api(stack).get(`${ledgerBase()}/periods`)],
+  ['closePeriod', CLOSERS, () => api(stack).post(`${ledgerBase()}/periods/close`).send({ requestId: randomUUID(), closeDate: '2024-12-31' })],
+  ['getPeriodClose', READERS, () => api(stack).get(`${ledgerBase()}/periods/${closeId}`)],
 ];
 
 const CASES = OPERATIONS.flatMap(([operation, allowed, call]) => ALL.map((role) => [operation, role, allowed.includes(role), call] as const));
 
-describe('default role permissions of the accounting and audit operations', () => {
+describe('default role permissions of the accounting, ledger and audit operations', () => {
   test.each(CASES)('%s as %s: allowed = %s', async (operation, role, allowed, call) => {
     const res = await call(role).set(...bearer(tokens.get(role)!));
     if (allowed) {
       // 409 where the request was deliberately stale: authorised, and refused only by the rule after it.
-      expect([200, 201, 409]).toContain(res.status);
+      expect([200, 201, 202, 409]).toContain(res.status);
     } else {
       expect({ operation, role, status: res.status }).toEqual({ operation, role, status: 403 });
       expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
