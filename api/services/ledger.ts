@@ -4,13 +4,11 @@ import { withTenant, type Tx } from '../../db/connection';
 import { findCompany } from '../../db/repositories/companies';
 import { recordAuditEvent } from '../../db/repositories/audit';
 import {
-  claimEntryNumber,
   findEntry,
-  insertEntry,
-  insertLines,
   knownAccountCodes,
   linesOf,
   listEntries,
+  postEntry,
   subaccountParents,
   type EntryRow,
   type LedgerScope,
@@ -193,25 +191,7 @@ export function createLedgerService({ db }: { db: Sequelize }) {
         await check(tx);
         await assertAccountsExist(tx, scope, prepared.lines);
         const id = randomUUID();
-        const { number, lockedThrough } = await claimEntryNumber(db, tx, scope);
-        if (lockedThrough && prepared.entryDate <= lockedThrough) {
-          throw new AppError('period-closed', `The ledger is closed through ${lockedThrough}; date the entry after it`, { closedThrough: lockedThrough });
-        }
-        const postedAt = await insertEntry(db, tx, scope, {
-          id,
-          number,
-          entryDate: prepared.entryDate,
-          description: prepared.description,
-          reference: prepared.reference,
-          requestId,
-          requestHash: prepared.hash,
-          reversalOf: prepared.reversalOf,
-          total: formatMinorUnits(prepared.total),
-          lineCount: prepared.lines.length,
-          postedByMembershipId: principal.membershipId,
-          correlationId: ctx.correlationId,
-        });
-        await insertLines(db, tx, scope, { id, entryDate: prepared.entryDate }, prepared.lines);
+        // The audit event first: the company's ledger row is held only from the posting statement to commit.
         await recordAuditEvent(tx, {
           tenantId: scope.tenantId,
           action,
@@ -221,8 +201,29 @@ export function createLedgerService({ db }: { db: Sequelize }) {
           subjectType: 'JOURNAL_ENTRY',
           subjectId: id,
           ipAddress: ctx.ipAddress,
-          details: `entry #${number} dated ${prepared.entryDate}, ${prepared.lines.length} lines, total ${formatMinorUnits(prepared.total)}`,
+          details: `dated ${prepared.entryDate}, ${prepared.lines.length} lines, total ${formatMinorUnits(prepared.total)}`,
         });
+        const { number, lockedThrough, postedAt } = await postEntry(
+          db,
+          tx,
+          scope,
+          {
+            id,
+            entryDate: prepared.entryDate,
+            description: prepared.description,
+            reference: prepared.reference,
+            requestId,
+            requestHash: prepared.hash,
+            reversalOf: prepared.reversalOf,
+            total: formatMinorUnits(prepared.total),
+            postedByMembershipId: principal.membershipId,
+            correlationId: ctx.correlationId,
+          },
+          prepared.lines,
+        );
+        if (!postedAt) {
+          throw new AppError('period-closed', `The ledger is closed through ${lockedThrough}; date the entry after it`, { closedThrough: lockedThrough });
+        }
         const entry: JournalEntry = {
           id,
           number,

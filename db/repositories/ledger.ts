@@ -47,78 +47,69 @@ export interface LineRow {
 const select = <T extends object>(db: Sequelize, tx: Tx, sql: string, replacements: Record<string, unknown>) =>
   db.query<T>(sql, { replacements, type: QueryTypes.SELECT, transaction: tx });
 
-/**
- * Takes the company's next entry number and holds its ledger row until commit. Every posting of a company
- * passes through this row, so numbers are gapless (a rolled-back posting rolls its number back) and a
- * period close that moves the cut-off waits for postings in flight, then makes every later one see it.
- */
-export async function claimEntryNumber(db: Sequelize, tx: Tx, scope: LedgerScope): Promise<{ number: number; lockedThrough: string | null }> {
-  const [row] = await select<{ number: string; locked_through: string | null }>(
-    db,
-    tx,
-    `INSERT INTO ledger_states AS s (tenant_id, legal_entity_id, next_entry_number) VALUES (:tenantId, :legalEntityId, 2)
-     ON CONFLICT (tenant_id, legal_entity_id) DO UPDATE SET next_entry_number = s.next_entry_number + 1
-     RETURNING s.next_entry_number - 1 AS number, to_char(s.locked_through, 'YYYY-MM-DD') AS locked_through`,
-    { ...scope },
-  );
-  return { number: Number(row!.number), lockedThrough: row!.locked_through };
+export interface NewEntry {
+  id: string;
+  entryDate: string;
+  description: string;
+  reference: string | null;
+  requestId: string;
+  requestHash: string;
+  reversalOf: string | null;
+  total: string;
+  postedByMembershipId: string | null;
+  correlationId: string;
 }
 
-export async function insertEntry(
+/**
+ * Takes the company's next entry number and writes the entry and its lines, in one statement, unless the
+ * entry is dated at or before the cut-off (then nothing is written and `postedAt` is null; the caller rolls
+ * back, which returns the number). Every posting of a company passes through its ledger row and holds it
+ * until commit, so numbers are gapless and a period close that moves the cut-off waits for postings in
+ * flight, after which every later one sees it. One round trip while the row is held keeps that window short.
+ */
+export async function postEntry(
   db: Sequelize,
   tx: Tx,
   scope: LedgerScope,
-  entry: {
-    id: string;
-    number: number;
-    entryDate: string;
-    description: string;
-    reference: string | null;
-    requestId: string;
-    requestHash: string;
-    reversalOf: string | null;
-    total: string;
-    lineCount: number;
-    postedByMembershipId: string | null;
-    correlationId: string;
-  },
-): Promise<Date> {
-  const [row] = await select<{ posted_at: Date }>(
+  entry: NewEntry,
+  lines: NewLine[],
+): Promise<{ number: number; lockedThrough: string | null; postedAt: Date | null }> {
+  const [row] = await select<{ number: string; locked_through: string | null; posted_at: Date | null }>(
     db,
     tx,
-    `INSERT INTO journal_entries (tenant_id, id, legal_entity_id, number, entry_date, description, reference, request_id, request_hash,
-                                  reversal_of, total_debit, total_credit, line_count, posted_by_membership_id, correlation_id)
-     VALUES (:tenantId, :id, :legalEntityId, :number, :entryDate, :description, :reference, :requestId, :requestHash,
-             :reversalOf, :total, :total, :lineCount, :postedByMembershipId, :correlationId)
-     RETURNING posted_at`,
-    { ...scope, ...entry },
-  );
-  return row!.posted_at;
-}
-
-/** All lines of an entry in one statement (up to 500 rows). */
-export async function insertLines(db: Sequelize, tx: Tx, scope: LedgerScope, entry: { id: string; entryDate: string }, lines: NewLine[]): Promise<void> {
-  await db.query(
-    `INSERT INTO journal_lines (tenant_id, entry_id, line_no, legal_entity_id, entry_date, account_code, subaccount_id, debit, credit, memo)
-     SELECT :tenantId, :entryId, l.line_no, :legalEntityId, :entryDate, l.account_code, l.subaccount_id, l.debit, l.credit, l.memo
-       FROM unnest(ARRAY[:lineNos]::int[], ARRAY[:codes]::text[], ARRAY[:subaccounts]::uuid[],
-                   ARRAY[:debits]::numeric[], ARRAY[:credits]::numeric[], ARRAY[:memos]::text[])
-            AS l(line_no, account_code, subaccount_id, debit, credit, memo)`,
+    `WITH counter AS (
+       INSERT INTO ledger_states AS s (tenant_id, legal_entity_id, next_entry_number) VALUES (:tenantId, :legalEntityId, 2)
+       ON CONFLICT (tenant_id, legal_entity_id) DO UPDATE SET next_entry_number = s.next_entry_number + 1
+       RETURNING s.next_entry_number - 1 AS number, s.locked_through
+     ), entry AS (
+       INSERT INTO journal_entries (tenant_id, id, legal_entity_id, number, entry_date, description, reference, request_id, request_hash,
+                                    reversal_of, total_debit, total_credit, line_count, posted_by_membership_id, correlation_id)
+       SELECT :tenantId, :id, :legalEntityId, counter.number, :entryDate, :description, :reference, :requestId, :requestHash,
+              :reversalOf, :total, :total, :lineCount, :postedByMembershipId, :correlationId
+         FROM counter WHERE counter.locked_through IS NULL OR counter.locked_through < CAST(:entryDate AS date)
+       RETURNING id, posted_at
+     ), lines AS (
+       INSERT INTO journal_lines (tenant_id, entry_id, line_no, legal_entity_id, entry_date, account_code, subaccount_id, debit, credit, memo)
+       SELECT :tenantId, entry.id, l.line_no, :legalEntityId, :entryDate, l.account_code, l.subaccount_id, l.debit, l.credit, l.memo
+         FROM entry, unnest(ARRAY[:lineNos]::int[], ARRAY[:codes]::text[], ARRAY[:subaccounts]::uuid[],
+                            ARRAY[:debits]::numeric[], ARRAY[:credits]::numeric[], ARRAY[:memos]::text[])
+              AS l(line_no, account_code, subaccount_id, debit, credit, memo)
+     )
+     SELECT counter.number, to_char(counter.locked_through, 'YYYY-MM-DD') AS locked_through, entry.posted_at
+       FROM counter LEFT JOIN entry ON true`,
     {
-      replacements: {
-        ...scope,
-        entryId: entry.id,
-        entryDate: entry.entryDate,
-        lineNos: lines.map((l) => l.lineNo),
-        codes: lines.map((l) => l.accountCode),
-        subaccounts: lines.map((l) => l.subaccountId),
-        debits: lines.map((l) => l.debit),
-        credits: lines.map((l) => l.credit),
-        memos: lines.map((l) => l.memo),
-      },
-      transaction: tx,
+      ...scope,
+      ...entry,
+      lineCount: lines.length,
+      lineNos: lines.map((l) => l.lineNo),
+      codes: lines.map((l) => l.accountCode),
+      subaccounts: lines.map((l) => l.subaccountId),
+      debits: lines.map((l) => l.debit),
+      credits: lines.map((l) => l.credit),
+      memos: lines.map((l) => l.memo),
     },
   );
+  return { number: Number(row!.number), lockedThrough: row!.locked_through, postedAt: row!.posted_at };
 }
 
 const ENTRY_COLUMNS = `e.id, e.number, to_char(e.entry_date, 'YYYY-MM-DD') AS entry_date, e.description, e.reference, e.request_hash,

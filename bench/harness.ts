@@ -1,0 +1,77 @@
+// Shared by the benchmarks: a load generator, percentiles and a workspace to run against.
+import { randomUUID } from 'node:crypto';
+
+export const BASE = process.env.BENCH_URL ?? 'http://localhost:3000';
+export const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+export const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
+export const PASSWORD = 'benchmark password long enough';
+
+export async function post(path: string, body: unknown, headers: Record<string, string> = {}): Promise<Response> {
+  const send = () => fetch(`${BASE}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+  // A kept-alive socket the server closed while idle fails before the request is sent: send it once more.
+  return send().catch((err: unknown) => (err instanceof TypeError && err.message === 'fetch failed' ? send() : Promise.reject(err)));
+}
+
+export async function registerWorkspace(): Promise<{ email: string; accessToken: string }> {
+  const email = `bench-${randomUUID().slice(0, 8)}@example.com`;
+  await post('/api/v1/auth/magic-link/request', { email });
+  let token: string | undefined;
+  for (let i = 0; i < 100 && !token; i++) {
+    const mail = (await (await fetch(`${BASE}/dev/mail?to=${encodeURIComponent(email)}`)).json()) as Array<{ text: string }>;
+    token = /token=([A-Za-z0-9_-]{43})/.exec(mail[0]?.text ?? '')?.[1];
+    if (!token) await new Promise((r) => setTimeout(r, 100));
+  }
+  if (!token) throw new Error('no registration mail: is the API running with the development outbox?');
+  const res = await post('/api/v1/auth/register', { token, email, password: PASSWORD, confirmPassword: PASSWORD });
+  if (res.status !== 201) throw new Error(`register answered ${res.status}`);
+  return { email, ...((await res.json()) as { accessToken: string }) };
+}
+
+export interface Row {
+  scenario: string;
+  concurrency: number;
+  requests: number;
+  perSecond: number;
+  p50: number;
+  p99: number;
+  errors: number;
+}
+
+export function percentile(sorted: number[], p: number): number {
+  return sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] : NaN;
+}
+
+export async function load(scenario: string, concurrency: number, seconds: number, client: (i: number) => Promise<() => Promise<boolean>>): Promise<Row> {
+  const steps = await Promise.all(Array.from({ length: concurrency }, (_, i) => client(i)));
+  const latencies: number[] = [];
+  let errors = 0;
+  const started = performance.now();
+  const end = started + seconds * 1000;
+  await Promise.all(
+    steps.map(async (step) => {
+      while (performance.now() < end) {
+        const t0 = performance.now();
+        const ok = await step().catch(() => false);
+        latencies.push(performance.now() - t0);
+        if (!ok) errors++;
+      }
+    }),
+  );
+  const elapsed = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  return {
+    scenario,
+    concurrency,
+    requests: latencies.length,
+    perSecond: Math.round(latencies.length / elapsed),
+    p50: Math.round(percentile(latencies, 50) * 10) / 10,
+    p99: Math.round(percentile(latencies, 99) * 10) / 10,
+    errors,
+  };
+}
+
+
+export async function requireRunningApi(): Promise<void> {
+  const health = await fetch(`${BASE}/readyz`).catch(() => null);
+  if (!health?.ok) throw new Error(`no ready API at ${BASE}: start it with npm start`);
+}

@@ -1,0 +1,183 @@
+// Ledger benchmarks against a running API (`npm start`) and its database:
+//   npm run bench:ledger     (BENCH_URL, BENCH_SECONDS=10, BENCH_CONCURRENCY=32, BENCH_CLOSE_LINES=100000,1000000)
+// 1. Posting throughput of two-line entries over HTTP, beside pgbench running the same inserts
+//    (counter, entry, two lines, audit event, as the application role under row-level security).
+// 2. Period close time for companies with 100k and 1M journal lines.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { QueryTypes } from 'sequelize';
+import { loadConfig } from '../core/config';
+import { createSequelize } from '../db/connection';
+import { BASE, CONCURRENCY, SECONDS, load, post, registerWorkspace, requireRunningApi } from './harness';
+
+const CLOSE_SIZES = (process.env.BENCH_CLOSE_LINES ?? '100000,1000000').split(',').map(Number).filter((n) => n > 0);
+const config = loadConfig({ ...process.env, NODE_ENV: process.env.NODE_ENV ?? 'development' });
+
+interface Workspace {
+  accessToken: string;
+  tenantId: string;
+  legalEntityId: string;
+}
+
+async function workspace(): Promise<Workspace> {
+  const { accessToken } = await registerWorkspace();
+  const me = (await (await fetch(`${BASE}/api/v1/me`, { headers: { authorization: `Bearer ${accessToken}` } })).json()) as {
+    tenantId: string;
+    company: { id: string };
+  };
+  return { accessToken, tenantId: me.tenantId, legalEntityId: me.company.id };
+}
+
+function twoLineEntry(amount: string) {
+  return {
+    requestId: randomUUID(),
+    entryDate: '2026-01-15',
+    description: 'Benchmark sale',
+    lines: [
+      { accountCode: '5110', debit: amount, credit: '0' },
+      { accountCode: '9010', debit: '0', credit: amount },
+    ],
+  };
+}
+
+async function httpPosting(ws: Workspace) {
+  return load('HTTP POST /ledger/{id}/entries (2 lines)', CONCURRENCY, SECONDS, async (i) => {
+    let n = i;
+    return async () => {
+      n += CONCURRENCY;
+      const res = await post(`/api/v1/ledger/${ws.legalEntityId}/entries`, twoLineEntry(`${1 + (n % 100000)}.${String(n % 100).padStart(2, '0')}`), {
+        authorization: `Bearer ${ws.accessToken}`,
+      });
+      await res.arrayBuffer();
+      return res.status === 201;
+    };
+  });
+}
+
+/** The same writes as one posting (audit event, then counter, entry and lines in one statement), as a pgbench transaction. */
+function pgbenchPosting(ws: Workspace) {
+  const script = [
+    '\\set amount random(1, 10000000)',
+    'BEGIN;',
+    `SELECT set_config('app.tenant_id', ':tenant', true);`,
+    `INSERT INTO audit_events (tenant_id, id, action, category, system_actor, correlation_id, subject_type, subject_id) VALUES (':tenant', gen_random_uuid(), 'ledger.entry.posted', 'LEDGER', false, gen_random_uuid(), 'JOURNAL_ENTRY', gen_random_uuid());`,
+    `WITH counter AS (INSERT INTO ledger_states AS s (tenant_id, legal_entity_id, next_entry_number) VALUES (':tenant', ':le', 2) ON CONFLICT (tenant_id, legal_entity_id) DO UPDATE SET next_entry_number = s.next_entry_number + 1 RETURNING s.next_entry_number - 1 AS number, s.locked_through), ` +
+      `entry AS (INSERT INTO journal_entries (tenant_id, id, legal_entity_id, number, entry_date, description, request_id, request_hash, total_debit, total_credit, line_count, correlation_id) SELECT ':tenant', gen_random_uuid(), ':le', counter.number, '2026-01-16', 'pgbench', gen_random_uuid(), 'pgbench', :amount / 100.0, :amount / 100.0, 2, gen_random_uuid() FROM counter WHERE counter.locked_through IS NULL OR counter.locked_through < '2026-01-16' RETURNING id) ` +
+      `INSERT INTO journal_lines (tenant_id, entry_id, line_no, legal_entity_id, entry_date, account_code, debit, credit) SELECT ':tenant', entry.id, l.n, ':le', '2026-01-16', l.code, l.d, l.c FROM entry, (VALUES (1, '5110', :amount / 100.0, 0), (2, '9010', 0, :amount / 100.0)) AS l(n, code, d, c);`,
+    'END;',
+  ].join('\n');
+  const dir = mkdtempSync(path.join(tmpdir(), 'pgbench-'));
+  const file = path.join(dir, 'posting.sql');
+  writeFileSync(file, `${script}\n`);
+  const out = execFileSync(
+    'pgbench',
+    ['-n', '-M', 'simple', '-c', String(CONCURRENCY), '-j', '2', '-T', String(SECONDS), '-r', '-D', `tenant=${ws.tenantId}`, '-D', `le=${ws.legalEntityId}`, '-f', file, config.database.url],
+    { encoding: 'utf8' },
+  );
+  const tps = Number(/tps = ([0-9.]+)/.exec(out)?.[1]);
+  const latency = Number(/latency average = ([0-9.]+) ms/.exec(out)?.[1]);
+  const failed = Number(/number of failed transactions: ([0-9]+)/.exec(out)?.[1] ?? 0);
+  return { tps, latency, failed };
+}
+
+/** Bulk-loads `lines` journal lines (two per entry, dated in the first half of 2025) straight into the database. */
+async function bulkLoad(ws: Workspace, lines: number): Promise<number> {
+  const owner = createSequelize(config.database.ownerUrl, { poolMax: 1 });
+  const started = performance.now();
+  const entries = Math.floor(lines / 2);
+  try {
+    await owner.transaction(async (tx) => {
+      const q = (sql: string) =>
+        owner.query(sql.replace(/:t\b/g, 'CAST(:t AS uuid)').replace(/:le\b/g, 'CAST(:le AS uuid)'), { replacements: { t: ws.tenantId, le: ws.legalEntityId, n: entries }, transaction: tx });
+      await q(`INSERT INTO ledger_states (tenant_id, legal_entity_id, next_entry_number) VALUES (:t, :le, :n + 1)
+               ON CONFLICT (tenant_id, legal_entity_id) DO UPDATE SET next_entry_number = ledger_states.next_entry_number + :n`);
+      await q(`CREATE TEMP TABLE bulk ON COMMIT DROP AS
+               SELECT gen_random_uuid() AS id, g AS number, DATE '2025-01-01' + (g % 181) AS d, (1 + g % 1000000) / 100.0 AS amount
+                 FROM generate_series(1, :n) g`);
+      await q(`INSERT INTO journal_entries (tenant_id, id, legal_entity_id, number, entry_date, description, request_id, request_hash,
+                                            total_debit, total_credit, line_count, correlation_id)
+               SELECT :t, id, :le, number, d, 'bulk', gen_random_uuid(), 'bulk', amount, amount, 2, gen_random_uuid() FROM bulk`);
+      await q(`INSERT INTO journal_lines (tenant_id, entry_id, line_no, legal_entity_id, entry_date, account_code, debit, credit)
+               SELECT :t, id, 1, :le, d, (ARRAY['5110', '4010', '9410', '1010'])[1 + number % 4], amount, 0 FROM bulk
+               UNION ALL
+               SELECT :t, id, 2, :le, d, (ARRAY['9010', '6010', '8330'])[1 + number % 3], 0, amount FROM bulk`);
+    });
+    await owner.query('ANALYZE journal_lines, journal_entries', { type: QueryTypes.RAW });
+  } finally {
+    await owner.close();
+  }
+  return (performance.now() - started) / 1000;
+}
+
+async function timeClose(ws: Workspace, closeDate: string): Promise<{ seconds: number; entryCount: number }> {
+  const auth = { authorization: `Bearer ${ws.accessToken}` };
+  const started = performance.now();
+  const res = await post(`/api/v1/ledger/${ws.legalEntityId}/periods/close`, { requestId: randomUUID(), closeDate }, auth);
+  if (res.status !== 202) throw new Error(`close answered ${res.status}: ${await res.text()}`);
+  const { id } = (await res.json()) as { id: string };
+  for (;;) {
+    const view = (await (await fetch(`${BASE}/api/v1/ledger/${ws.legalEntityId}/periods/${id}`, { headers: auth })).json()) as {
+      status: string;
+      entryCount: number;
+      failureReason: string | null;
+    };
+    if (view.status === 'COMPLETED') return { seconds: (performance.now() - started) / 1000, entryCount: view.entryCount };
+    if (view.status === 'FAILED') throw new Error(`close failed: ${view.failureReason}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+async function timeTrialBalance(ws: Workspace, asOf: string): Promise<number> {
+  const started = performance.now();
+  const res = await fetch(`${BASE}/api/v1/ledger/${ws.legalEntityId}/trial-balance?asOf=${asOf}`, { headers: { authorization: `Bearer ${ws.accessToken}` } });
+  await res.arrayBuffer();
+  if (res.status !== 200) throw new Error(`trial balance answered ${res.status}`);
+  return Math.round(performance.now() - started);
+}
+
+async function main(): Promise<void> {
+  await requireRunningApi();
+  if (process.env.BENCH_SKIP_POSTING !== 'true') await postingTable();
+  await closeTable();
+}
+
+async function postingTable(): Promise<void> {
+  const posting = await workspace();
+  const http = await httpPosting(posting);
+  const raw = pgbenchPosting(await workspace());
+  console.log(`\nPosting two-line entries into one company, ${CONCURRENCY} clients, ${SECONDS}s each, against ${BASE}\n`);
+  console.table([
+    { path: http.scenario, 'entries/s': http.perSecond, 'p50 ms': http.p50, 'p99 ms': http.p99, errors: http.errors },
+    { path: 'pgbench, same inserts in one transaction (app role, RLS)', 'entries/s': Math.round(raw.tps), 'p50 ms': `avg ${raw.latency}`, 'p99 ms': '', errors: raw.failed },
+  ]);
+  console.log(`HTTP reaches ${Math.round((100 * http.perSecond) / raw.tps)}% of the database's own rate for the same writes.\n`);
+}
+
+async function closeTable(): Promise<void> {
+  const closes = [];
+  for (const lines of CLOSE_SIZES) {
+    const ws = await workspace();
+    const loadSeconds = await bulkLoad(ws, lines);
+    const before = await timeTrialBalance(ws, '2025-06-29');
+    const close = await timeClose(ws, '2025-06-30');
+    const after = await timeTrialBalance(ws, '2025-07-31');
+    closes.push({
+      'journal lines': lines,
+      'entries closed': close.entryCount,
+      'bulk load s': Math.round(loadSeconds * 10) / 10,
+      'close s (request → COMPLETED)': Math.round(close.seconds * 100) / 100,
+      'trial balance before close ms': before,
+      'trial balance after close ms': after,
+    });
+  }
+  console.log('Period close of one company (all lines in the closed period)\n');
+  console.table(closes);
+}
+
+main().catch((err) => {
+  console.error(err instanceof Error ? `${err.message}${err.cause ? ` (${String(err.cause)})` : ''}` : err);
+  process.exit(1);
+});
