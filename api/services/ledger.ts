@@ -5,11 +5,10 @@ import { findCompany } from '../../db/repositories/companies';
 import { recordAuditEvent } from '../../db/repositories/audit';
 import {
   findEntry,
-  knownAccountCodes,
   linesOf,
   listEntries,
   postEntry,
-  subaccountParents,
+  postingContext,
   type EntryRow,
   type LedgerScope,
   type LineRow,
@@ -159,18 +158,25 @@ export function createLedgerService({ db }: { db: Sequelize }) {
     return toJournalEntry(row, await linesOf(db, tx, scope, [row.id]));
   }
 
-  async function assertAccountsExist(tx: Tx, scope: LedgerScope, lines: NewLine[]): Promise<void> {
-    const known = await knownAccountCodes(db, tx, scope, [...new Set(lines.map((l) => l.accountCode))]);
-    const subIds = [...new Set(lines.flatMap((l) => (l.subaccountId ? [l.subaccountId] : [])))];
-    const parents = await subaccountParents(db, tx, scope, subIds);
+  /** The company, the requestId and the chart, checked in one round trip before anything is written. */
+  async function checkPosting(tx: Tx, scope: LedgerScope, requestId: string, lines: NewLine[]): Promise<{ replayed: boolean }> {
+    const context = await postingContext(db, tx, scope, {
+      requestId,
+      codes: [...new Set(lines.map((l) => l.accountCode))],
+      subaccountIds: [...new Set(lines.flatMap((l) => (l.subaccountId ? [l.subaccountId] : [])))],
+    });
+    if (!context.company) throw new AppError('not-found', 'No company with this id in your workspace');
+    if (context.replayed) return { replayed: true };
+    if (context.company.archived) throw new AppError('company-archived', 'The company is archived; its ledger is read-only');
     const errors = lines.flatMap((l, i) => {
-      if (!known.has(l.accountCode)) return [{ path: `/body/lines/${i}/accountCode`, message: `no account ${l.accountCode} in this company's chart` }];
-      if (l.subaccountId && parents.get(l.subaccountId) !== l.accountCode) {
+      if (!context.knownCodes.has(l.accountCode)) return [{ path: `/body/lines/${i}/accountCode`, message: `no account ${l.accountCode} in this company's chart` }];
+      if (l.subaccountId && context.subaccountParents.get(l.subaccountId) !== l.accountCode) {
         return [{ path: `/body/lines/${i}/subaccountId`, message: `not a subaccount of ${l.accountCode} in this company` }];
       }
       return [];
     });
     if (errors.length > 0) throw new AppError('unknown-account', errors.map((e) => e.message).join('; '), { errors });
+    return { replayed: false };
   }
 
   /** Posts a prepared entry in one transaction with its audit event; idempotent per requestId. */
@@ -185,11 +191,10 @@ export function createLedgerService({ db }: { db: Sequelize }) {
   ): Promise<{ entry: JournalEntry; created: boolean }> {
     try {
       return await withTenant(db, scope.tenantId, async (tx) => {
-        await requireCompany(tx, scope, true);
-        const replay = await replayOf(tx, scope, requestId, prepared.hash);
-        if (replay) return { entry: replay, created: false };
+        if ((await checkPosting(tx, scope, requestId, prepared.lines)).replayed) {
+          return { entry: (await replayOf(tx, scope, requestId, prepared.hash))!, created: false };
+        }
         await check(tx);
-        await assertAccountsExist(tx, scope, prepared.lines);
         const id = randomUUID();
         // The audit event first: the company's ledger row is held only from the posting statement to commit.
         await recordAuditEvent(tx, {

@@ -3,6 +3,7 @@ import * as foundation from './2026.11.21T06.00.00.foundation';
 import * as secondFactors from './2026.11.21T07.00.00.second-factors';
 import * as chartOfAccounts from './2026.11.21T08.00.00.chart-of-accounts';
 import * as ledger from './2026.11.21T09.00.00.ledger';
+import * as principalLookup from './2026.11.21T10.00.00.principal-lookup';
 
 export interface MigrationContext {
   sequelize: Sequelize;
@@ -22,4 +23,5 @@ export const MIGRATIONS: Array<{ name: string; module: MigrationModule }> = [
   { name: '2026.11.21T07.00.00.second-factors', module: secondFactors },
   { name: '2026.11.21T08.00.00.chart-of-accounts', module: chartOfAccounts },
   { name: '2026.11.21T09.00.00.ledger', module: ledger },
+  { name: '2026.11.21T10.00.00.principal-lookup', module: principalLookup },
 ];

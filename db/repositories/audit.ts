@@ -18,34 +18,37 @@ export interface AuditRecord {
   details?: string;
 }
 
-/** Writes an audit event inside the caller's transaction, so it commits with the mutation or not at all. */
+/**
+ * Writes an audit event inside the caller's transaction, so it commits with the mutation or not at all.
+ * One statement: the actor's display name, when not given, is read from their membership as it is inserted.
+ */
 export async function recordAuditEvent(tx: Tx, record: AuditRecord): Promise<string> {
   const id = randomUUID();
-  let actorDisplayName = record.actorDisplayName ?? '';
-  if (record.actorDisplayName === undefined && record.actorMembershipId) {
-    const rows = await AuditEvent.sequelize!.query<{ display_name: string }>(
-      `SELECT u.display_name FROM memberships m JOIN users u ON u.tenant_id = m.tenant_id AND u.id = m.user_id
-        WHERE m.tenant_id = :tenantId AND m.id = :membershipId`,
-      { replacements: { tenantId: record.tenantId, membershipId: record.actorMembershipId }, type: QueryTypes.SELECT, transaction: tx },
-    );
-    actorDisplayName = rows[0]?.display_name ?? '';
-  }
-  await AuditEvent.create(
+  await AuditEvent.sequelize!.query(
+    `INSERT INTO audit_events (tenant_id, id, action, category, actor_membership_id, actor_display_name, system_actor,
+                               correlation_id, subject_type, subject_id, ip_address, details)
+     VALUES (:tenantId, :id, :action, :category, :actorMembershipId,
+             coalesce(:actorDisplayName, (SELECT u.display_name FROM memberships m JOIN users u ON u.tenant_id = m.tenant_id AND u.id = m.user_id
+                                           WHERE m.tenant_id = :tenantId AND m.id = :actorMembershipId), ''),
+             :systemActor, :correlationId, :subjectType, :subjectId, :ipAddress, :details)`,
     {
-      id,
-      tenantId: record.tenantId,
-      action: record.action,
-      category: AUDIT_ACTIONS[record.action].category,
-      actorMembershipId: record.actorMembershipId,
-      actorDisplayName,
-      systemActor: record.systemActor,
-      correlationId: record.correlationId,
-      subjectType: record.subjectType,
-      subjectId: record.subjectId,
-      ipAddress: record.ipAddress,
-      details: record.details ?? '',
+      replacements: {
+        id,
+        tenantId: record.tenantId,
+        action: record.action,
+        category: AUDIT_ACTIONS[record.action].category,
+        actorMembershipId: record.actorMembershipId,
+        actorDisplayName: record.actorDisplayName ?? null,
+        systemActor: record.systemActor,
+        correlationId: record.correlationId,
+        subjectType: record.subjectType,
+        subjectId: record.subjectId,
+        ipAddress: record.ipAddress,
+        details: record.details ?? '',
+      },
+      type: QueryTypes.INSERT,
+      transaction: tx,
     },
-    { transaction: tx },
   );
   return id;
 }

@@ -166,32 +166,7 @@ export async function listEntries(db: Sequelize, tx: Tx, scope: LedgerScope, fil
   return { rows, total: Number(count!.n) };
 }
 
-/** Which of the codes name an account of the company: a global account or one of its custom accounts. */
-export async function knownAccountCodes(db: Sequelize, tx: Tx, scope: LedgerScope, codes: string[]): Promise<Set<string>> {
-  const rows = await select<{ code: string }>(
-    db,
-    tx,
-    `SELECT code FROM global_accounts WHERE code = ANY(ARRAY[:codes]::text[])
-     UNION
-     SELECT code FROM company_accounts
-      WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId AND custom AND code = ANY(ARRAY[:codes]::text[])`,
-    { ...scope, codes },
-  );
-  return new Set(rows.map((r) => r.code));
-}
 
-/** The company's subaccounts among the ids, with their parent account codes. */
-export async function subaccountParents(db: Sequelize, tx: Tx, scope: LedgerScope, ids: string[]): Promise<Map<string, string>> {
-  if (ids.length === 0) return new Map();
-  const rows = await select<{ id: string; parent_code: string }>(
-    db,
-    tx,
-    `SELECT id, parent_code FROM company_subaccounts
-      WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId AND id = ANY(ARRAY[:ids]::uuid[])`,
-    { ...scope, ids },
-  );
-  return new Map(rows.map((r) => [r.id, r.parent_code]));
-}
 
 export interface AccountInfo {
   code: string;
@@ -213,4 +188,43 @@ export async function accountInfo(db: Sequelize, tx: Tx, scope: LedgerScope, cod
     { ...scope, codes },
   );
   return new Map(rows.map((r) => [r.code, r]));
+}
+
+export interface PostingContext {
+  company: { archived: boolean } | null;
+  replayed: boolean;
+  knownCodes: Set<string>;
+  subaccountParents: Map<string, string>;
+}
+
+/**
+ * Everything a posting checks before it writes, in one round trip: the company, whether the requestId was
+ * used, which of the codes the company's chart has, and the parents of the named subaccounts.
+ */
+export async function postingContext(
+  db: Sequelize,
+  tx: Tx,
+  scope: LedgerScope,
+  input: { requestId: string; codes: string[]; subaccountIds: string[] },
+): Promise<PostingContext> {
+  const [row] = await select<{ archived: boolean | null; replayed: boolean; codes: string[] | null; subaccounts: Array<{ id: string; parent: string }> | null }>(
+    db,
+    tx,
+    `SELECT (SELECT archived_at IS NOT NULL FROM legal_entities WHERE tenant_id = :tenantId AND id = :legalEntityId) AS archived,
+            EXISTS (SELECT 1 FROM journal_entries WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId AND request_id = :requestId) AS replayed,
+            (SELECT array_agg(code) FROM (
+               SELECT code FROM global_accounts WHERE code = ANY(ARRAY[:codes]::text[])
+               UNION
+               SELECT code FROM company_accounts
+                WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId AND custom AND code = ANY(ARRAY[:codes]::text[])) known) AS codes,
+            (SELECT json_agg(json_build_object('id', id, 'parent', parent_code)) FROM company_subaccounts
+              WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId AND id = ANY(CAST(:subaccountIds AS uuid[]))) AS subaccounts`,
+    { ...scope, ...input, subaccountIds: `{${input.subaccountIds.join(',')}}` },
+  );
+  return {
+    company: row!.archived === null ? null : { archived: row!.archived },
+    replayed: row!.replayed,
+    knownCodes: new Set(row!.codes ?? []),
+    subaccountParents: new Map((row!.subaccounts ?? []).map((s) => [s.id, s.parent])),
+  };
 }
