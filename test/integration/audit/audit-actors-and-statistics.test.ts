@@ -109,3 +109,12 @@ describe('GET /audit-events/statistics (getAuditStatistics)', () => {
     expect(res.body.type).toBe('/problems/validation');
   });
 });
+
+describe('IANA zone names in the query', () => {
+  test('when the zone\'s slash is sent unencoded (timezone=Asia/Tashkent), then it is read like the encoded form', async () => {
+    const raw = await api(stack).get('/api/v1/audit-events/statistics?date=2025-06-01&timezone=Asia/Tashkent').set(...bearer(who.accessToken)).expect(200);
+    const encoded = await api(stack).get('/api/v1/audit-events/statistics?date=2025-06-01&timezone=Asia%2FTashkent').set(...bearer(who.accessToken)).expect(200);
+    expect(raw.body).toEqual(encoded.body);
+    expect(raw.body.timezone).toBe('Asia/Tashkent');
+  });
+});
