@@ -1,7 +1,7 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Sequelize } from 'sequelize';
-import { withTenant } from '../db/connection';
+import { withTenant, type Tx } from '../db/connection';
 import { recordAuditEvent } from '../db/repositories/audit';
 import { lockLedgerState, markCloseCompleted, markCloseFailed, raiseCutoff, storeSnapshot } from '../db/repositories/period-closes';
 import { FailureType } from '../workflows/failures';
@@ -12,6 +12,22 @@ export interface PeriodCloseDeps {
 }
 
 const scopeOf = (input: PeriodCloseInput) => ({ tenantId: input.tenantId, legalEntityId: input.legalEntityId });
+
+/** The close's outcome in the audit trail: written by the workflow, so a system event. */
+function recordCloseOutcome(tx: Tx, input: PeriodCloseInput, action: 'ledger.period.closed' | 'ledger.period.close-failed', details: string) {
+  return recordAuditEvent(tx, {
+    tenantId: input.tenantId,
+    action,
+    actorMembershipId: null,
+    actorDisplayName: 'Period close',
+    systemActor: true,
+    correlationId: input.correlationId,
+    subjectType: 'PERIOD_CLOSE',
+    subjectId: input.closeId,
+    ipAddress: null,
+    details: details.slice(0, 500),
+  });
+}
 
 /** Every step is idempotent: a worker killed anywhere restarts the step and reaches the same result. */
 export function createPeriodCloseActivities({ db }: PeriodCloseDeps) {
@@ -44,36 +60,14 @@ export function createPeriodCloseActivities({ db }: PeriodCloseDeps) {
   async function completePeriodClose(input: PeriodCloseInput & { entryCount: number; total: string }): Promise<void> {
     await withTenant(db, input.tenantId, async (tx) => {
       if (!(await markCloseCompleted(db, tx, scopeOf(input), { id: input.closeId, closeDate: input.closeDate, entryCount: input.entryCount }))) return;
-      await recordAuditEvent(tx, {
-        tenantId: input.tenantId,
-        action: 'ledger.period.closed',
-        actorMembershipId: null,
-        actorDisplayName: 'Period close',
-        systemActor: true,
-        correlationId: input.correlationId,
-        subjectType: 'PERIOD_CLOSE',
-        subjectId: input.closeId,
-        ipAddress: null,
-        details: `closed through ${input.closeDate}: ${input.entryCount} entries, total ${input.total}`,
-      });
+      await recordCloseOutcome(tx, input, 'ledger.period.closed', `closed through ${input.closeDate}: ${input.entryCount} entries, total ${input.total}`);
     });
   }
 
   async function failPeriodClose(input: PeriodCloseInput & { reason: string }): Promise<void> {
     await withTenant(db, input.tenantId, async (tx) => {
       if (!(await markCloseFailed(db, tx, scopeOf(input), { id: input.closeId, reason: input.reason }))) return;
-      await recordAuditEvent(tx, {
-        tenantId: input.tenantId,
-        action: 'ledger.period.close-failed',
-        actorMembershipId: null,
-        actorDisplayName: 'Period close',
-        systemActor: true,
-        correlationId: input.correlationId,
-        subjectType: 'PERIOD_CLOSE',
-        subjectId: input.closeId,
-        ipAddress: null,
-        details: input.reason.slice(0, 500),
-      });
+      await recordCloseOutcome(tx, input, 'ledger.period.close-failed', input.reason);
     });
   }
 

@@ -1,7 +1,6 @@
 import { randomUUID, createHash } from 'node:crypto';
 import { UniqueConstraintError, DatabaseError, type Sequelize } from 'sequelize';
 import { withTenant, type Tx } from '../../db/connection';
-import { findCompany } from '../../db/repositories/companies';
 import { recordAuditEvent } from '../../db/repositories/audit';
 import {
   findEntry,
@@ -18,6 +17,7 @@ import { AppError } from '../../core/problems';
 import { formatMinorUnits, numericToMinorUnits, toMinorUnits } from '../../core/money';
 import type { AuditAction } from '../../core/audit-actions';
 import type { Principal, RequestContext } from '../context';
+import { requireCompany } from './company-access';
 
 export interface JournalLineInput {
   accountCode: string;
@@ -138,12 +138,6 @@ function isPostgresError(err: unknown, code: string): boolean {
 
 export function createLedgerService({ db }: { db: Sequelize }) {
   const scopeOf = (principal: Principal, legalEntityId: string): LedgerScope => ({ tenantId: principal.tenantId, legalEntityId });
-
-  async function requireCompany(tx: Tx, scope: LedgerScope, forChange: boolean): Promise<void> {
-    const company = await findCompany(db, tx, scope);
-    if (!company) throw new AppError('not-found', 'No company with this id in your workspace');
-    if (forChange && company.archived) throw new AppError('company-archived', 'The company is archived; its ledger is read-only');
-  }
 
   async function loadEntry(tx: Tx, scope: LedgerScope, by: { id: string } | { requestId: string }): Promise<JournalEntry | null> {
     const row = await findEntry(db, tx, scope, by);
@@ -266,7 +260,7 @@ export function createLedgerService({ db }: { db: Sequelize }) {
   async function reverse(principal: Principal, legalEntityId: string, entryId: string, input: ReversalCreate, ctx: RequestContext) {
     const scope = scopeOf(principal, legalEntityId);
     const original = await withTenant(db, scope.tenantId, async (tx) => {
-      await requireCompany(tx, scope, false);
+      await requireCompany(db, tx, principal, legalEntityId);
       return loadEntry(tx, scope, { id: entryId });
     });
     if (!original) throw new AppError('not-found', 'No journal entry with this id in this company');
@@ -297,7 +291,7 @@ export function createLedgerService({ db }: { db: Sequelize }) {
   async function get(principal: Principal, legalEntityId: string, entryId: string): Promise<JournalEntry> {
     const scope = scopeOf(principal, legalEntityId);
     const entry = await withTenant(db, scope.tenantId, async (tx) => {
-      await requireCompany(tx, scope, false);
+      await requireCompany(db, tx, principal, legalEntityId);
       return loadEntry(tx, scope, { id: entryId });
     });
     if (!entry) throw new AppError('not-found', 'No journal entry with this id in this company');
@@ -311,7 +305,7 @@ export function createLedgerService({ db }: { db: Sequelize }) {
   ) {
     const scope = scopeOf(principal, legalEntityId);
     return withTenant(db, scope.tenantId, async (tx) => {
-      await requireCompany(tx, scope, false);
+      await requireCompany(db, tx, principal, legalEntityId);
       const { rows, total } = await listEntries(db, tx, scope, filter);
       const lines = await linesOf(db, tx, scope, rows.map((r) => r.id));
       const byEntry = new Map<string, LineRow[]>();

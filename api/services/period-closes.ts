@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Sequelize } from 'sequelize';
 import { withTenant, type Tx } from '../../db/connection';
-import { findCompany } from '../../db/repositories/companies';
 import { recordAuditEvent } from '../../db/repositories/audit';
 import { accountInfo, type LedgerScope } from '../../db/repositories/ledger';
 import {
@@ -25,6 +24,7 @@ import type { periodCloseWorkflow } from '../../workflows/period-close.workflow'
 import { normalSideOf } from './chart-of-accounts';
 import type { WorkflowRunner } from '../workflow-runner';
 import type { Principal, RequestContext } from '../context';
+import { requireChangeableCompany, requireCompany } from './company-access';
 
 export interface PeriodCloseView {
   id: string;
@@ -49,12 +49,6 @@ function todayUtc(): string {
 export function createPeriodCloseService(deps: { db: Sequelize; workflows: WorkflowRunner; taskQueue: string }) {
   const { db } = deps;
   const scopeOf = (principal: Principal, legalEntityId: string): LedgerScope => ({ tenantId: principal.tenantId, legalEntityId });
-
-  async function requireCompany(tx: Tx, scope: LedgerScope, forChange: boolean): Promise<void> {
-    const company = await findCompany(db, tx, scope);
-    if (!company) throw new AppError('not-found', 'No company with this id in your workspace');
-    if (forChange && company.archived) throw new AppError('company-archived', 'The company is archived; its ledger is read-only');
-  }
 
   async function typesOf(tx: Tx, scope: LedgerScope, rows: BalanceRow[]) {
     return accountInfo(db, tx, scope, [...new Set(rows.map((r) => r.account_code))]);
@@ -102,7 +96,7 @@ export function createPeriodCloseService(deps: { db: Sequelize; workflows: Workf
       });
     }
     const outcome = await withTenant(db, scope.tenantId, async (tx) => {
-      await requireCompany(tx, scope, true);
+      await requireChangeableCompany(db, tx, principal, legalEntityId);
       const replay = await findPeriodClose(db, tx, scope, { requestId: input.requestId });
       if (replay) {
         if (replay.close_date !== input.closeDate) throw new AppError('request-id-reused', 'This requestId was used for another close date');
@@ -147,7 +141,7 @@ export function createPeriodCloseService(deps: { db: Sequelize; workflows: Workf
   async function get(principal: Principal, legalEntityId: string, closeId: string): Promise<PeriodCloseView> {
     const scope = scopeOf(principal, legalEntityId);
     return withTenant(db, scope.tenantId, async (tx) => {
-      await requireCompany(tx, scope, false);
+      await requireCompany(db, tx, principal, legalEntityId);
       const row = await findPeriodClose(db, tx, scope, { id: closeId });
       if (!row) throw new AppError('not-found', 'No period close with this id in this company');
       return toView(tx, scope, row, true);
@@ -157,7 +151,7 @@ export function createPeriodCloseService(deps: { db: Sequelize; workflows: Workf
   async function list(principal: Principal, legalEntityId: string): Promise<PeriodCloseView[]> {
     const scope = scopeOf(principal, legalEntityId);
     return withTenant(db, scope.tenantId, async (tx) => {
-      await requireCompany(tx, scope, false);
+      await requireCompany(db, tx, principal, legalEntityId);
       const rows = await listPeriodCloses(db, tx, scope);
       return Promise.all(rows.map((r) => toView(tx, scope, r, false)));
     });
@@ -167,7 +161,7 @@ export function createPeriodCloseService(deps: { db: Sequelize; workflows: Workf
   async function trialBalance(principal: Principal, legalEntityId: string, asOf: string) {
     const scope = scopeOf(principal, legalEntityId);
     return withTenant(db, scope.tenantId, async (tx) => {
-      await requireCompany(tx, scope, false);
+      await requireCompany(db, tx, principal, legalEntityId);
       const base = await lastCompletedClose(db, tx, scope, { atOrBefore: asOf });
       const rows = await balancesThrough(db, tx, scope, base, asOf);
       const perAccount = new Map<string, { debit: bigint; credit: bigint }>();
