@@ -120,7 +120,8 @@ export function createRegistrationActivities(deps: RegistrationDeps) {
         action: 'workspace.registered',
         actorMembershipId: workspace.membershipId,
         actorDisplayName: proof.email.split('@')[0],
-        systemActor: false,
+        // Written by the registration workflow (on the registrant's behalf): a system event with its actor.
+        systemActor: true,
         correlationId: input.correlationId,
         subjectType: 'WORKSPACE',
         subjectId: workspace.legalEntityId,
