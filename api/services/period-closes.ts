@@ -34,7 +34,7 @@ export interface PeriodCloseView {
   completedAt: string | null;
   entryCount: number | null;
   failureReason: string | null;
-  balances?: Array<{ accountCode: string; subaccountId: string | null; debitTotal: string; creditTotal: string; balance: string; normalSide: string }>;
+  balances: Array<{ accountCode: string; subaccountId: string | null; debitTotal: string; creditTotal: string; balance: string; normalSide: string }>;
 }
 
 /** The balance on the account's normal side: debits minus credits for debit-side accounts, else the reverse. */
@@ -54,8 +54,11 @@ export function createPeriodCloseService(deps: { db: Sequelize; workflows: Workf
     return accountInfo(db, tx, scope, [...new Set(rows.map((r) => r.account_code))]);
   }
 
-  async function toView(tx: Tx, scope: LedgerScope, row: PeriodCloseRow, withBalances: boolean): Promise<PeriodCloseView> {
-    const view: PeriodCloseView = {
+  /** A close as the API shows it; the balances of its snapshot once it is COMPLETED, none before. */
+  async function toView(tx: Tx, scope: LedgerScope, row: PeriodCloseRow): Promise<PeriodCloseView> {
+    const snapshot = row.status === 'COMPLETED' ? await snapshotBalances(db, tx, scope, row.id) : [];
+    const info = await typesOf(tx, scope, snapshot);
+    return {
       id: row.id,
       closeDate: row.close_date,
       status: row.status,
@@ -63,11 +66,7 @@ export function createPeriodCloseService(deps: { db: Sequelize; workflows: Workf
       completedAt: row.completed_at?.toISOString() ?? null,
       entryCount: row.entry_count === null ? null : Number(row.entry_count),
       failureReason: row.failure_reason,
-    };
-    if (withBalances) {
-      const balances = row.status === 'COMPLETED' ? await snapshotBalances(db, tx, scope, row.id) : [];
-      const info = await typesOf(tx, scope, balances);
-      view.balances = balances.map((b) => {
+      balances: snapshot.map((b) => {
         const type = info.get(b.account_code)?.type as AccountType | undefined;
         const debit = numericToMinorUnits(b.debit_total);
         const credit = numericToMinorUnits(b.credit_total);
@@ -79,9 +78,8 @@ export function createPeriodCloseService(deps: { db: Sequelize; workflows: Workf
           balance: formatMinorUnits(normalBalance(type, debit, credit)),
           normalSide: type ? normalSideOf(type) : 'DEBIT',
         };
-      });
-    }
-    return view;
+      }),
+    };
   }
 
   /**
@@ -100,7 +98,7 @@ export function createPeriodCloseService(deps: { db: Sequelize; workflows: Workf
       const replay = await findPeriodClose(db, tx, scope, { requestId: input.requestId });
       if (replay) {
         if (replay.close_date !== input.closeDate) throw new AppError('request-id-reused', 'This requestId was used for another close date');
-        return { view: await toView(tx, scope, replay, false), created: false };
+        return { view: await toView(tx, scope, replay), created: false };
       }
       const state = await lockLedgerState(db, tx, scope);
       const running = await findPeriodClose(db, tx, scope, { running: true });
@@ -125,7 +123,7 @@ export function createPeriodCloseService(deps: { db: Sequelize; workflows: Workf
         details: `close through ${input.closeDate}`,
       });
       const row = (await findPeriodClose(db, tx, scope, { id }))!;
-      return { view: await toView(tx, scope, row, false), created: true };
+      return { view: await toView(tx, scope, row), created: true };
     });
     if (outcome.created) {
       await deps.workflows.start<typeof periodCloseWorkflow>('periodCloseWorkflow', {
@@ -144,7 +142,7 @@ export function createPeriodCloseService(deps: { db: Sequelize; workflows: Workf
       await requireCompany(db, tx, principal, legalEntityId);
       const row = await findPeriodClose(db, tx, scope, { id: closeId });
       if (!row) throw new AppError('not-found', 'No period close with this id in this company');
-      return toView(tx, scope, row, true);
+      return toView(tx, scope, row);
     });
   }
 
@@ -153,7 +151,10 @@ export function createPeriodCloseService(deps: { db: Sequelize; workflows: Workf
     return withTenant(db, scope.tenantId, async (tx) => {
       await requireCompany(db, tx, principal, legalEntityId);
       const rows = await listPeriodCloses(db, tx, scope);
-      return Promise.all(rows.map((r) => toView(tx, scope, r, false)));
+      // Sequential: one transaction's connection runs one query at a time.
+      const views: PeriodCloseView[] = [];
+      for (const r of rows) views.push(await toView(tx, scope, r));
+      return views;
     });
   }
 
