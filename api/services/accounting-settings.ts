@@ -1,9 +1,9 @@
 import type { Sequelize } from 'sequelize';
 import { withTenant } from '../../db/connection';
 import { findAccountingSettings, saveAccountingSettings, type AccountingSettingsRow, type TaxRegime } from '../../db/repositories/accounting-settings';
-import { recordAuditEvent } from '../../db/repositories/audit';
 import { parseDecimalLiteral } from '../../core/decimal-literals';
 import { AppError } from '../../core/problems';
+import { recordCallerEvent } from './caller-audit';
 import type { Principal, RequestContext } from '../context';
 import { requireChangeableCompany, requireCompany } from './company-access';
 import { ACCOUNT_TYPES } from './chart-of-accounts';
@@ -78,15 +78,10 @@ export function createAccountingSettingsService({ db }: { db: Sequelize }) {
         expectedVersion: input.expectedVersion,
       });
       if (!row) throw new AppError('stale-version', `The settings changed since version ${input.expectedVersion}; reload them and retry`);
-      await recordAuditEvent(tx, {
-        tenantId: principal.tenantId,
+      await recordCallerEvent(tx, principal, ctx, {
         action: 'accounting.settings.saved',
-        actorMembershipId: principal.membershipId,
-        systemActor: false,
-        correlationId: ctx.correlationId,
         subjectType: 'ACCOUNTING_SETTINGS',
         subjectId: legalEntityId,
-        ipAddress: ctx.ipAddress,
         details: `version ${row.version}`,
       });
       return toSettings(legalEntityId, row);

@@ -8,9 +8,9 @@ import {
   type CompanyAccountRow,
   type CompanyScope,
 } from '../../db/repositories/chart-of-accounts';
-import { recordAuditEvent } from '../../db/repositories/audit';
 import type { AccountType } from '../../db/seeds/nas21-chart-of-accounts';
 import { AppError } from '../../core/problems';
+import { recordCallerEvent } from './caller-audit';
 import type { Principal, RequestContext } from '../context';
 import { requireChangeableCompany, requireCompany } from './company-access';
 
@@ -86,15 +86,10 @@ export function createChartOfAccountsService({ db }: { db: Sequelize }) {
       if (!(await insertCustomAccount(db, tx, scope, input))) {
         throw new AppError('account-code-exists', `Account ${input.code} exists in the global or the company chart`, { code: input.code });
       }
-      await recordAuditEvent(tx, {
-        tenantId: principal.tenantId,
+      await recordCallerEvent(tx, principal, ctx, {
         action: 'accounting.account.created',
-        actorMembershipId: principal.membershipId,
-        systemActor: false,
-        correlationId: ctx.correlationId,
         subjectType: 'COMPANY_ACCOUNT',
         subjectId: legalEntityId,
-        ipAddress: ctx.ipAddress,
         details: `account ${input.code}`,
       });
       return toCompanyAccount((await findCompanyAccount(db, tx, scope, input.code))!);
@@ -117,15 +112,10 @@ export function createChartOfAccountsService({ db }: { db: Sequelize }) {
       if (version === null) {
         throw new AppError('stale-version', `Account ${code} changed since version ${input.expectedVersion}; reload it and retry`);
       }
-      await recordAuditEvent(tx, {
-        tenantId: principal.tenantId,
+      await recordCallerEvent(tx, principal, ctx, {
         action: 'accounting.account.configured',
-        actorMembershipId: principal.membershipId,
-        systemActor: false,
-        correlationId: ctx.correlationId,
         subjectType: 'COMPANY_ACCOUNT',
         subjectId: legalEntityId,
-        ipAddress: ctx.ipAddress,
         details: `account ${code}, version ${version}`,
       });
       return toCompanyAccount((await findCompanyAccount(db, tx, scope, code))!);

@@ -1,7 +1,6 @@
 import { randomUUID, createHash } from 'node:crypto';
 import { UniqueConstraintError, DatabaseError, type Sequelize } from 'sequelize';
 import { withTenant, type Tx } from '../../db/connection';
-import { recordAuditEvent } from '../../db/repositories/audit';
 import {
   findEntry,
   linesOf,
@@ -17,6 +16,7 @@ import { AppError } from '../../core/problems';
 import { formatMinorUnits, numericToMinorUnits, toMinorUnits } from '../../core/money';
 import type { AuditAction } from '../../core/audit-actions';
 import type { Principal, RequestContext } from '../context';
+import { recordCallerEvent } from './caller-audit';
 import { requireCompany } from './company-access';
 
 export interface JournalLineInput {
@@ -191,15 +191,10 @@ export function createLedgerService({ db }: { db: Sequelize }) {
         await check(tx);
         const id = randomUUID();
         // The audit event first: the company's ledger row is held only from the posting statement to commit.
-        await recordAuditEvent(tx, {
-          tenantId: scope.tenantId,
+        await recordCallerEvent(tx, principal, ctx, {
           action,
-          actorMembershipId: principal.membershipId,
-          systemActor: false,
-          correlationId: ctx.correlationId,
           subjectType: 'JOURNAL_ENTRY',
           subjectId: id,
-          ipAddress: ctx.ipAddress,
           details: `dated ${prepared.entryDate}, ${prepared.lines.length} lines, total ${formatMinorUnits(prepared.total)}`,
         });
         const { number, lockedThrough, postedAt } = await postEntry(

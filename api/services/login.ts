@@ -10,7 +10,6 @@ import { assertPasswordWithinBytes } from './password-rules';
 import { normaliseEmail } from './registration';
 import type { SessionService, TokenPair } from './sessions';
 import type { SecondFactorService } from './second-factors';
-import { loadFactorState } from '../../db/repositories/second-factors';
 
 export interface LoginInput {
   email: string;
@@ -93,18 +92,17 @@ export function createLoginService(deps: LoginServiceDeps) {
     }
   }
 
-  async function verifyFactor(identityId: string, chosen: ActiveMembership, input: LoginInput, kind: FactorKind): Promise<void> {
-    const state = await loadFactorState(db, identityId);
-    await factors.takeAttempt(identityId, kind);
+  async function verifyFactor(identity: Identity, chosen: ActiveMembership, input: LoginInput, kind: FactorKind): Promise<void> {
+    await factors.takeAttempt(identity.id, kind);
     if (kind === 'EMAIL_CODE') {
-      if (!state.emailFactorEnabled || state.totpSecretEncrypted) {
+      if (!identity.emailFactorEnabled || identity.totpSecretEncrypted) {
         throw new AppError('invalid-second-factor', 'Email codes are not this account\'s second factor');
       }
-      await factors.verifyEmailCode({ identityId, tenantId: chosen.tenant_id, purpose: 'LOGIN' }, input.challengeId!, input.code!);
+      await factors.verifyEmailCode({ identityId: identity.id, tenantId: chosen.tenant_id, purpose: 'LOGIN' }, input.challengeId!, input.code!);
     } else if (kind === 'TOTP') {
-      await factors.verifyTotpCode(identityId, state, input.totpCode!);
+      await factors.verifyTotpCode(identity, input.totpCode!);
     } else {
-      await factors.verifyRecoveryCode(identityId, state, input.recoveryCode!);
+      await factors.verifyRecoveryCode(identity, input.recoveryCode!);
     }
   }
 
@@ -147,7 +145,7 @@ export function createLoginService(deps: LoginServiceDeps) {
       return { status: 202, body: { channel, ...challenge } };
     }
     try {
-      await verifyFactor(identity.id, chosen, input, factor);
+      await verifyFactor(identity, chosen, input, factor);
     } catch (err) {
       if (err instanceof AppError && (err.type === 'invalid-second-factor' || err.type === 'too-many-attempts')) {
         await recordFailure([chosen], err.type === 'too-many-attempts' ? 'second-factor attempts limited' : 'second factor rejected', ctx);

@@ -2,9 +2,8 @@ import { QueryTypes, type Sequelize } from 'sequelize';
 import { withTenant } from '../../db/connection';
 import { AppError } from '../../core/problems';
 import { listLiveSessions, revokeOwnSession } from '../../db/repositories/sessions';
-import { recordAuditEvent } from '../../db/repositories/audit';
-import type { RequestContext } from '../context';
-import type { Principal } from '../context';
+import type { Principal, RequestContext } from '../context';
+import { recordCallerEvent } from './caller-audit';
 
 export interface CompanyWorkspace {
   id: string;
@@ -90,15 +89,10 @@ export function createMeService({ db }: { db: Sequelize }) {
     await withTenant(db, principal.tenantId, async (tx) => {
       const ended = await revokeOwnSession(db, tx, { tenantId: principal.tenantId, membershipId: principal.membershipId, sessionId });
       if (!ended) throw new AppError('not-found', 'No live session of yours has this id');
-      await recordAuditEvent(tx, {
-        tenantId: principal.tenantId,
+      await recordCallerEvent(tx, principal, ctx, {
         action: 'auth.session.revoked',
-        actorMembershipId: principal.membershipId,
-        systemActor: false,
-        correlationId: ctx.correlationId,
         subjectType: 'SESSION',
         subjectId: sessionId,
-        ipAddress: ctx.ipAddress,
       });
     });
   }

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Sequelize } from 'sequelize';
 import { withTenant, type Tx } from '../../db/connection';
-import { recordAuditEvent } from '../../db/repositories/audit';
 import { accountInfo, type LedgerScope } from '../../db/repositories/ledger';
 import {
   balancesThrough,
@@ -23,6 +22,7 @@ import { TENANT_ID } from '../../workflows/search-attributes';
 import type { periodCloseWorkflow } from '../../workflows/period-close.workflow';
 import { normalSideOf } from './chart-of-accounts';
 import type { WorkflowRunner } from '../workflow-runner';
+import { recordCallerEvent } from './caller-audit';
 import type { Principal, RequestContext } from '../context';
 import { requireChangeableCompany, requireCompany } from './company-access';
 
@@ -111,15 +111,10 @@ export function createPeriodCloseService(deps: { db: Sequelize; workflows: Workf
       const id = randomUUID();
       await insertPeriodClose(db, tx, scope, { id, closeDate: input.closeDate, requestId: input.requestId, requestedByMembershipId: principal.membershipId, correlationId: ctx.correlationId });
       await raiseCutoff(db, tx, scope, input.closeDate);
-      await recordAuditEvent(tx, {
-        tenantId: scope.tenantId,
+      await recordCallerEvent(tx, principal, ctx, {
         action: 'ledger.period.close-requested',
-        actorMembershipId: principal.membershipId,
-        systemActor: false,
-        correlationId: ctx.correlationId,
         subjectType: 'PERIOD_CLOSE',
         subjectId: id,
-        ipAddress: ctx.ipAddress,
         details: `close through ${input.closeDate}`,
       });
       const row = (await findPeriodClose(db, tx, scope, { id }))!;

@@ -14,7 +14,6 @@ import {
   spendTotpStep,
   takeFactorAttempt,
   type AttemptKind,
-  type FactorState,
 } from '../../db/repositories/second-factors';
 import { emailChallengeWorkflowId } from '../../workflows/ids';
 import { TENANT_ID } from '../../workflows/search-attributes';
@@ -34,6 +33,12 @@ export interface SecondFactorDeps {
 }
 
 export type SecondFactorService = ReturnType<typeof createSecondFactorService>;
+
+/** The identity as read at the start of the request (an Identity row satisfies this). */
+export interface FactorHolder {
+  id: string;
+  totpSecretEncrypted: string | null;
+}
 
 const WRONG_CODE_DETAIL: Record<Exclude<VerifyCodeResult, 'VERIFIED'>, string> = {
   WRONG_CODE: 'The code is wrong',
@@ -114,21 +119,21 @@ export function createSecondFactorService(deps: SecondFactorDeps) {
   }
 
   /** A code within ±1 step, and later than every step this identity used before: single use. */
-  async function verifyTotpCode(identityId: string, state: FactorState, code: string, rejectAs: ProblemType = 'invalid-second-factor'): Promise<void> {
-    if (!state.totpSecretEncrypted) throw new AppError('second-factor-state', 'No authenticator is enabled');
-    const secret = deps.factorSecrets.decrypt('totp-secret', state.totpSecretEncrypted);
+  async function verifyTotpCode(identity: FactorHolder, code: string, rejectAs: ProblemType = 'invalid-second-factor'): Promise<void> {
+    if (!identity.totpSecretEncrypted) throw new AppError('second-factor-state', 'No authenticator is enabled');
+    const secret = deps.factorSecrets.decrypt('totp-secret', identity.totpSecretEncrypted);
     const step = matchTotpStep(secret, code, Date.now());
     if (step === null) throw new AppError(rejectAs, 'The authenticator code is wrong or out of time');
-    if (!(await spendTotpStep(db, identityId, step))) {
+    if (!(await spendTotpStep(db, identity.id, step))) {
       throw new AppError(rejectAs, 'This authenticator code was already used; wait for the next one');
     }
   }
 
   /** Compares against every unused code (salted hashes cannot be looked up) and spends the match once. */
-  async function verifyRecoveryCode(identityId: string, state: FactorState, input: string, rejectAs: ProblemType = 'invalid-second-factor'): Promise<void> {
-    if (!state.totpSecretEncrypted) throw new AppError('second-factor-state', 'No authenticator is enabled');
+  async function verifyRecoveryCode(identity: FactorHolder, input: string, rejectAs: ProblemType = 'invalid-second-factor'): Promise<void> {
+    if (!identity.totpSecretEncrypted) throw new AppError('second-factor-state', 'No authenticator is enabled');
     const canonical = canonicalRecoveryCode(input);
-    const candidates = canonical ? await liveRecoveryCodes(db, identityId) : [];
+    const candidates = canonical ? await liveRecoveryCodes(db, identity.id) : [];
     const matches = await Promise.all(candidates.map((c) => recoveryCodeMatches(canonical!, c.codeHash)));
     const match = candidates.find((_, i) => matches[i]);
     if (!match || !(await spendRecoveryCode(db, match.id))) {

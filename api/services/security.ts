@@ -2,7 +2,6 @@ import type { Sequelize } from 'sequelize';
 import QRCode from 'qrcode';
 import { Identity } from '../../db/models';
 import { withTenant, type Tx } from '../../db/connection';
-import { recordAuditEvent } from '../../db/repositories/audit';
 import {
   confirmTotpEnrollment,
   createTotpEnrollment,
@@ -23,6 +22,7 @@ import type { PasswordHasher } from '../../core/passwords';
 import { matchTotpStep, newTotpSecret, otpauthUri } from '../../core/totp';
 import { hashRecoveryCode, newRecoveryCode, RECOVERY_CODE_COUNT } from '../../core/recovery-codes';
 import type { Principal, RequestContext } from '../context';
+import { recordCallerEvent } from './caller-audit';
 import type { SecondFactorService } from './second-factors';
 import type { EmailChallengeResponse } from './login';
 import { assertNewPassword, assertPasswordWithinBytes } from './password-rules';
@@ -87,17 +87,7 @@ export function createSecurityService(deps: SecurityServiceDeps) {
   ): Promise<T> {
     return withTenant(db, principal.tenantId, async (tx) => {
       const result = await change(tx);
-      await recordAuditEvent(tx, {
-        tenantId: principal.tenantId,
-        action,
-        actorMembershipId: principal.membershipId,
-        systemActor: false,
-        correlationId: ctx.correlationId,
-        subjectType: 'IDENTITY',
-        subjectId: principal.identityId,
-        ipAddress: ctx.ipAddress,
-        details: details(result),
-      });
+      await recordCallerEvent(tx, principal, ctx, { action, subjectType: 'IDENTITY', subjectId: principal.identityId, details: details(result) });
       return result;
     });
   }
@@ -117,10 +107,9 @@ export function createSecurityService(deps: SecurityServiceDeps) {
     body: { currentPassword: string; purpose: 'ENABLE' | 'DISABLE' },
     ctx: RequestContext,
   ): Promise<EmailChallengeResponse> {
-    await reauthenticate(principal, body.currentPassword);
-    const state = await loadFactorState(db, principal.identityId);
-    if (body.purpose === 'ENABLE' && state.emailFactorEnabled) throw new AppError('second-factor-state', 'Email codes are already on');
-    if (body.purpose === 'DISABLE' && !state.emailFactorEnabled) throw new AppError('second-factor-state', 'Email codes are already off');
+    const identity = await reauthenticate(principal, body.currentPassword);
+    if (body.purpose === 'ENABLE' && identity.emailFactorEnabled) throw new AppError('second-factor-state', 'Email codes are already on');
+    if (body.purpose === 'DISABLE' && !identity.emailFactorEnabled) throw new AppError('second-factor-state', 'Email codes are already off');
     const purpose = body.purpose === 'ENABLE' ? 'ENABLE_EMAIL_FACTOR' : 'DISABLE_EMAIL_FACTOR';
     const challenge = await factors.startEmailChallenge({ identityId: principal.identityId, tenantId: principal.tenantId, purpose }, ctx);
     return { channel: 'EMAIL', ...challenge };
@@ -131,9 +120,9 @@ export function createSecurityService(deps: SecurityServiceDeps) {
     body: { challengeId: string; code: string; currentPassword: string },
     ctx: RequestContext,
   ): Promise<SecurityStatus> {
-    await reauthenticate(principal, body.currentPassword);
+    const identity = await reauthenticate(principal, body.currentPassword);
     // A challenge was issued for the opposite of the current state; the workflow rejects any other purpose.
-    const enable = !(await loadFactorState(db, principal.identityId)).emailFactorEnabled;
+    const enable = !identity.emailFactorEnabled;
     const purpose = enable ? 'ENABLE_EMAIL_FACTOR' : 'DISABLE_EMAIL_FACTOR';
     await factors.guardedCheck(principal.identityId, 'EMAIL_CODE', () =>
       factors.verifyEmailCode({ identityId: principal.identityId, tenantId: principal.tenantId, purpose }, body.challengeId, body.code, 'second-factor-code-incorrect'),
@@ -188,13 +177,12 @@ export function createSecurityService(deps: SecurityServiceDeps) {
         errors: [{ path: '/body', message: 'must have exactly one of code, recoveryCode' }],
       });
     }
-    await reauthenticate(principal, body.currentPassword);
-    const state = await loadFactorState(db, principal.identityId);
-    if (!state.totpSecretEncrypted) throw new AppError('second-factor-state', 'No authenticator is on');
-    await factors.guardedCheck(principal.identityId, body.code !== undefined ? 'TOTP' : 'RECOVERY_CODE', () =>
+    const identity = await reauthenticate(principal, body.currentPassword);
+    if (!identity.totpSecretEncrypted) throw new AppError('second-factor-state', 'No authenticator is on');
+    await factors.guardedCheck(identity.id, body.code !== undefined ? 'TOTP' : 'RECOVERY_CODE', () =>
       body.code !== undefined
-        ? factors.verifyTotpCode(principal.identityId, state, body.code, 'second-factor-code-incorrect')
-        : factors.verifyRecoveryCode(principal.identityId, state, body.recoveryCode!, 'second-factor-code-incorrect'),
+        ? factors.verifyTotpCode(identity, body.code, 'second-factor-code-incorrect')
+        : factors.verifyRecoveryCode(identity, body.recoveryCode!, 'second-factor-code-incorrect'),
     );
     await audited(principal, ctx, 'auth.totp.disabled', (tx) => disableTotp(db, tx, principal.identityId));
     return status(principal);

@@ -10,8 +10,8 @@ import {
   type ParentScope,
   type SubaccountRow,
 } from '../../db/repositories/subaccounts';
-import { recordAuditEvent } from '../../db/repositories/audit';
 import { AppError } from '../../core/problems';
+import { recordCallerEvent } from './caller-audit';
 import type { Principal, RequestContext } from '../context';
 import { requireChangeableCompany, requireCompany } from './company-access';
 
@@ -70,15 +70,10 @@ export function createSubaccountService({ db }: { db: Sequelize }) {
       if (!row) {
         throw new AppError('subaccount-code-exists', `Subaccount ${input.code} exists under account ${parentCode}`, { code: input.code });
       }
-      await recordAuditEvent(tx, {
-        tenantId: principal.tenantId,
+      await recordCallerEvent(tx, principal, ctx, {
         action: 'accounting.subaccount.created',
-        actorMembershipId: principal.membershipId,
-        systemActor: false,
-        correlationId: ctx.correlationId,
         subjectType: 'COMPANY_SUBACCOUNT',
         subjectId: row.id,
-        ipAddress: ctx.ipAddress,
         details: `account ${parentCode}, subaccount ${row.code}`,
       });
       return row;
@@ -101,15 +96,10 @@ export function createSubaccountService({ db }: { db: Sequelize }) {
       });
       const row = await saveSubaccountConfiguration(db, tx, scope, { id, ...input });
       if (!row) throw new AppError('stale-version', `The subaccount changed since version ${input.expectedVersion}; reload it and retry`);
-      await recordAuditEvent(tx, {
-        tenantId: principal.tenantId,
+      await recordCallerEvent(tx, principal, ctx, {
         action: 'accounting.subaccount.configured',
-        actorMembershipId: principal.membershipId,
-        systemActor: false,
-        correlationId: ctx.correlationId,
         subjectType: 'COMPANY_SUBACCOUNT',
         subjectId: row.id,
-        ipAddress: ctx.ipAddress,
         details: `account ${parentCode}, subaccount ${row.code}, version ${row.version}`,
       });
       return row;
