@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'test/.tmp/**', '*.js', '*.mjs', 'test/helpers/*.js'] },
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'test/.tmp/**', '*.js', '*.mjs', '*.cjs', '.*.cjs', 'test/helpers/*.js'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -23,7 +23,7 @@ export default tseslint.config(
         {
           patterns: [
             { group: ['node:*', 'fs', 'path', 'crypto', 'http', 'https', 'net', 'os', 'child_process'], message: 'Workflows must not use Node built-ins.' },
-            { group: ['sequelize', 'pg', '@sendgrid/*', 'jsonwebtoken', '../db/*', '../core/*', '../api/*'], message: 'Workflows reach the outside world only through activities.' },
+            { group: ['sequelize', 'pg', '@sendgrid/*', 'jsonwebtoken', '**/db/**', '**/core/**', '**/api/**', '**/activities/**', '**/adapters/**'], message: 'Workflows import only contracts/ and the workflow SDK; the outside world is reached through activities.' },
           ],
         },
       ],

@@ -1,14 +1,31 @@
+const transform = {
+  '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }],
+};
+
 /** @type {import('jest').Config} */
 module.exports = {
-  testEnvironment: 'node',
-  roots: ['<rootDir>/test'],
-  testMatch: ['**/*.test.ts'],
-  transform: {
-    '^.+\\.ts$': ['@swc/jest', { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } }],
-  },
-  globalSetup: '<rootDir>/test/global-setup.ts',
   // Two cores: two test files at a time, each with its own worker and task queue on one Temporal server.
   maxWorkers: 2,
-  testTimeout: 30000,
   verbose: true,
+  // Integration tests register workspaces and wait for workflows.
+  testTimeout: 30000,
+  projects: [
+    {
+      // No PostgreSQL, no Temporal: `npm run test:unit` runs these alone.
+      displayName: 'unit',
+      testEnvironment: 'node',
+      roots: ['<rootDir>/test/unit'],
+      testMatch: ['**/*.test.ts'],
+      transform,
+    },
+    {
+      // The real app, a real worker, real PostgreSQL and a real Temporal dev server (started by `npm test`).
+      displayName: 'integration',
+      testEnvironment: 'node',
+      roots: ['<rootDir>/test/integration'],
+      testMatch: ['**/*.test.ts'],
+      transform,
+      globalSetup: '<rootDir>/test/global-setup.ts',
+    },
+  ],
 };

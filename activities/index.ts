@@ -1,6 +1,6 @@
-import { createRegistrationActivities, type RegistrationDeps } from './registration';
-import { createEmailChallengeActivities, type EmailChallengeDeps } from './email-challenge';
-import { createPeriodCloseActivities } from './period-close';
+import { createRegistrationActivities, type RegistrationDeps } from './identity/registration';
+import { createEmailChallengeActivities, type EmailChallengeDeps } from './identity/email-challenge';
+import { createPeriodCloseActivities } from './ledger/period-close';
 
 export type ActivityDeps = RegistrationDeps & EmailChallengeDeps;
 

@@ -2,7 +2,8 @@ import type { Server } from 'node:http';
 import { Client, Connection } from '@temporalio/client';
 import { loadConfig, type Config } from '../core/config';
 import { createLogger, type Logger } from '../core/logger';
-import { createMailer } from '../core/mail';
+import { createMailer } from '../adapters/mail';
+import { storeOutboxMessage } from '../db/repositories/mail/outbox';
 import { createSequelize } from '../db/connection';
 import { initModels } from '../db/models';
 import { createApp } from './app';
@@ -24,7 +25,7 @@ export async function startServer(config: Config, logger: Logger): Promise<Runni
     db,
     temporal,
     logger,
-    mailer: createMailer(config.mail),
+    mailer: createMailer(config.mail, { store: (message) => storeOutboxMessage(db, message) }),
   });
   const server = await new Promise<Server>((resolve) => {
     const s = app.listen(config.port, '0.0.0.0', () => resolve(s));

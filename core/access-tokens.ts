@@ -56,10 +56,15 @@ export function createAccessTokenIssuer(config: Config['jwt']): AccessTokenIssue
           algorithms: [ALGORITHM],
           issuer: config.issuer,
           audience: config.audience,
+          // Issued no longer ago than an access token lives (and so with an iat at all).
+          maxAge: config.accessTokenTtlSeconds,
         }) as JwtPayload;
       } catch {
         return null;
       }
+      // A token that never expires, or lives longer than ours do, was not issued by us.
+      if (typeof payload.exp !== 'number' || typeof payload.iat !== 'number') return null;
+      if (payload.exp - payload.iat > config.accessTokenTtlSeconds) return null;
       const { tenant_id: tenantId, sid: sessionId, gid: identityId, sub: membershipId } = payload;
       if (![tenantId, sessionId, identityId, membershipId].every((v) => typeof v === 'string' && UUID.test(v))) return null;
       return { tenantId, sessionId, identityId, membershipId } as AccessClaims;

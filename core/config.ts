@@ -116,7 +116,15 @@ export function databaseName(url: string): string {
 }
 
 export function loadConfig(env: Env = process.env): Config {
-  const nodeEnv = str(env, 'NODE_ENV', 'development');
+  // No default: the development keys and the readable mail outbox are opt-in (npm start sets development),
+  // so a process started without NODE_ENV refuses to start instead of running with public keys.
+  const nodeEnv = env.NODE_ENV ?? '';
+  if (nodeEnv === '') {
+    throw new ConfigError(
+      'NODE_ENV is not set: use production (with JWT_KEYS, SECOND_FACTOR_SECRET_KEY and SENDGRID_API_KEY), ' +
+        'or development / test for the built-in development keys and mail outbox',
+    );
+  }
   if (!['development', 'test', 'production'].includes(nodeEnv)) {
     throw new ConfigError(`NODE_ENV must be development, test or production, got "${nodeEnv}"`);
   }

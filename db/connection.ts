@@ -1,4 +1,4 @@
-import { Sequelize, Transaction, QueryTypes } from 'sequelize';
+import { QueryTypes, Sequelize, Transaction } from 'sequelize';
 
 export function createSequelize(url: string, options: { poolMax?: number } = {}): Sequelize {
   return new Sequelize(url, {
@@ -14,25 +14,43 @@ export function createSequelize(url: string, options: { poolMax?: number } = {})
 export type Tx = Transaction;
 
 /**
+ * What a repository function runs on, always its first argument: the request's transaction (tenant set),
+ * or the pool for the few statements that stand alone (a security-definer lookup, an attempt counter).
+ */
+export type Db = Sequelize | Transaction;
+
+/** The pool and (inside one) the transaction of `db`, for model calls: `{ transaction: transactionOf(db) }`. */
+export function transactionOf(db: Db): Transaction | undefined {
+  return db instanceof Transaction ? db : undefined;
+}
+
+function poolOf(db: Db): Sequelize {
+  // A transaction keeps the Sequelize instance that opened it; the typings do not declare it.
+  return db instanceof Transaction ? (db as unknown as { sequelize: Sequelize }).sequelize : db;
+}
+
+/** Raw SQL that returns rows (SELECT, or a write with RETURNING). */
+export function selectRows<T extends object>(db: Db, sql: string, replacements: Record<string, unknown> = {}): Promise<T[]> {
+  return poolOf(db).query<T>(sql, { replacements, type: QueryTypes.SELECT, transaction: transactionOf(db) });
+}
+
+/** Raw SQL run for its effect. */
+export async function execute(db: Db, sql: string, replacements: Record<string, unknown> = {}): Promise<void> {
+  await poolOf(db).query(sql, { replacements, transaction: transactionOf(db) });
+}
+
+/**
  * Runs `work` in one transaction in which row-level security sees only `tenantId`.
  * The setting is transaction-scoped (set_config(..., true)), so a pooled connection never carries it
  * into another request.
  */
 export async function withTenant<T>(db: Sequelize, tenantId: string, work: (tx: Tx) => Promise<T>): Promise<T> {
   return db.transaction(async (tx) => {
-    await db.query("SELECT set_config('app.tenant_id', :tenantId, true)", {
-      replacements: { tenantId },
-      transaction: tx,
-      type: QueryTypes.SELECT,
-    });
+    await setTenant(tx, tenantId);
     return work(tx);
   });
 }
 
-export async function setTenant(db: Sequelize, tx: Tx, tenantId: string): Promise<void> {
-  await db.query("SELECT set_config('app.tenant_id', :tenantId, true)", {
-    replacements: { tenantId },
-    transaction: tx,
-    type: QueryTypes.SELECT,
-  });
+export async function setTenant(tx: Tx, tenantId: string): Promise<void> {
+  await selectRows(tx, "SELECT set_config('app.tenant_id', :tenantId, true)", { tenantId });
 }

@@ -10,6 +10,9 @@ ensure_node_modules
 TEMPORAL_BIN="$(bash scripts/temporal-cli.sh)"
 ensure_postgres
 
+# The development keys and the readable mail outbox are opt-in; this script is the development start.
+export NODE_ENV="${NODE_ENV:-development}"
+
 say "compiling TypeScript"
 npx tsc -p tsconfig.build.json
 

@@ -10,10 +10,19 @@ TEMPORAL_BIN="$(bash scripts/temporal-cli.sh)"
 ensure_postgres
 ensure_hledger
 
+say "contract types (contracts/openapi.ts is generated from api/openapi.yaml)"
+generated="$(mktemp -d)/openapi.ts"
+npx openapi-typescript api/openapi.yaml -o "$generated" >/dev/null 2>&1
+if ! cmp -s "$generated" contracts/openapi.ts; then
+  echo "contracts/openapi.ts is not what api/openapi.yaml generates: run npm run generate:types" >&2
+  exit 1
+fi
 say "type check"
 npx tsc --noEmit
 say "lint"
 npx eslint --max-warnings 0 .
+say "import rules (dependency-cruiser)"
+npx depcruise --config .dependency-cruiser.cjs api workflows activities worker db core contracts adapters tools bench test
 
 TEMPORAL_PID=""
 if [ -z "${TEMPORAL_ADDRESS:-}" ]; then

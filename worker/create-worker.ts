@@ -4,7 +4,7 @@ import { createActivities } from '../activities';
 import type { Config } from '../core/config';
 import type { Logger } from '../core/logger';
 import type { Mailer } from '../core/mail';
-import { createOperationIndex, loadOpenApiDocument } from '../api/openapi';
+import { createOperationIndex, loadOpenApiDocument } from '../contracts/operations';
 import { createFactorSecrets } from '../core/factor-secrets';
 
 export interface WorkerDeps {

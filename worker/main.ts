@@ -1,7 +1,8 @@
 import { NativeConnection, Runtime, DefaultLogger } from '@temporalio/worker';
 import { loadConfig } from '../core/config';
 import { createLogger } from '../core/logger';
-import { createMailer } from '../core/mail';
+import { createMailer } from '../adapters/mail';
+import { storeOutboxMessage } from '../db/repositories/mail/outbox';
 import { createSequelize } from '../db/connection';
 import { initModels } from '../db/models';
 import { createWorker } from './create-worker';
@@ -29,7 +30,7 @@ async function main(): Promise<void> {
     config,
     connection,
     db,
-    mailer: createMailer(config.mail),
+    mailer: createMailer(config.mail, { store: (message) => storeOutboxMessage(db, message) }),
     logger,
   });
   logger.info('worker started', { taskQueue: config.temporal.taskQueue, namespace: config.temporal.namespace });

@@ -1,4 +1,5 @@
-export { registrationProofWorkflow } from './registration-proof.workflow';
-export { registrationWorkflow } from './registration.workflow';
-export { emailChallengeWorkflow } from './email-challenge.workflow';
-export { periodCloseWorkflow } from './period-close.workflow';
+// Every workflow the worker registers. Workflows import only contracts/ and the workflow SDK.
+export { registrationProofWorkflow } from './identity/registration-proof.workflow';
+export { registrationWorkflow } from './identity/registration.workflow';
+export { emailChallengeWorkflow } from './identity/email-challenge.workflow';
+export { periodCloseWorkflow } from './ledger/period-close.workflow';

@@ -35,10 +35,6 @@ function send(res: Response, type: ProblemType, detail: string, extensions: Reco
     });
 }
 
-export function notFound(req: Request, res: Response): void {
-  send(res, 'not-found', `No resource at ${req.method} ${req.path}`);
-}
-
 /** The one error handler: every failure becomes a problem document (or the empty 401/403 the contract allows). */
 export function problemHandler(err: unknown, _req: Request, res: Response, next: NextFunction): void {
   if (res.headersSent) return next(err);

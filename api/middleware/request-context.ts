@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from '../../core/logger';
-import type { HostContext, Principal, RequestContext } from '../context';
-import type { OperationInfo } from '../openapi';
+import type { HostContext, Principal, RequestContext } from '../http/context';
+import type { OperationInfo } from '../../contracts/operations';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

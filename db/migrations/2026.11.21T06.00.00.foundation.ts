@@ -1,4 +1,4 @@
-import type { MigrationContext } from './index';
+import type { MigrationContext } from './context';
 
 // Identities, workspaces, memberships, roles, sessions and the audit trail.
 // Every tenant-scoped table: tenant_id leads its primary and unique keys, row-level security on,

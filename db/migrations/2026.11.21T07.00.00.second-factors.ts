@@ -1,4 +1,4 @@
-import type { MigrationContext } from './index';
+import type { MigrationContext } from './context';
 
 // Second factors belong to the global identity (one person, every workspace they join), so these
 // tables are not tenant-scoped. Secrets are stored encrypted (TOTP) or hashed (recovery codes).

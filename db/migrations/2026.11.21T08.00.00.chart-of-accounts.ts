@@ -1,5 +1,5 @@
-import type { MigrationContext } from './index';
-import { NAS21_CHART_OF_ACCOUNTS } from '../seeds/nas21-chart-of-accounts';
+import type { MigrationContext } from './context';
+import { NAS21_CHART_OF_ACCOUNTS } from '../seeds/2026.11.21T08.00.00.nas21-chart-of-accounts';
 
 // The global chart of accounts (shared by every tenant, read-only to the application), the company's
 // account overrides and custom accounts, subaccounts and accounting settings. Company tables follow the

@@ -1,4 +1,4 @@
-import type { MigrationContext } from './index';
+import type { MigrationContext } from './context';
 
 // The general ledger: journal entries and their lines (append-only), per-company ledger state (entry
 // counter and closing cut-off), period closes and their balance snapshots (append-only).

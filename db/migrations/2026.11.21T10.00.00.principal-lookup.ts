@@ -1,4 +1,4 @@
-import type { MigrationContext } from './index';
+import type { MigrationContext } from './context';
 
 // The per-request authorisation read as one statement: the session is live, the membership ACTIVE, and
 // whether its roles hold the permission. SECURITY DEFINER so it needs no transaction to set the tenant

@@ -1,16 +1,11 @@
-import type { Sequelize } from 'sequelize';
+import type { MigrationContext } from './context';
 import * as foundation from './2026.11.21T06.00.00.foundation';
 import * as secondFactors from './2026.11.21T07.00.00.second-factors';
 import * as chartOfAccounts from './2026.11.21T08.00.00.chart-of-accounts';
 import * as ledger from './2026.11.21T09.00.00.ledger';
 import * as principalLookup from './2026.11.21T10.00.00.principal-lookup';
 
-export interface MigrationContext {
-  sequelize: Sequelize;
-  sql: (text: string) => Promise<void>;
-  /** The application role; migrations grant it what it needs and nothing more. */
-  appRole: string;
-}
+export type { MigrationContext };
 
 interface MigrationModule {
   up(ctx: MigrationContext): Promise<void>;

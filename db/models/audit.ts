@@ -1,5 +1,6 @@
 import { DataTypes, Model, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Sequelize } from 'sequelize';
 
+/** Rows are never updated or deleted; the database rejects both. */
 export class AuditEvent extends Model<InferAttributes<AuditEvent>, InferCreationAttributes<AuditEvent>> {
   declare tenantId: string;
   declare id: string;
@@ -15,14 +16,6 @@ export class AuditEvent extends Model<InferAttributes<AuditEvent>, InferCreation
   declare ipAddress: string | null;
   declare details: string;
   declare deliveryState: CreationOptional<string>;
-}
-
-export class MailOutboxMessage extends Model<InferAttributes<MailOutboxMessage>, InferCreationAttributes<MailOutboxMessage>> {
-  declare id: CreationOptional<number>;
-  declare toAddress: string;
-  declare subject: string;
-  declare text: string;
-  declare sentAt: CreationOptional<Date>;
 }
 
 export function initAuditModels(sequelize: Sequelize): void {
@@ -45,15 +38,5 @@ export function initAuditModels(sequelize: Sequelize): void {
       deliveryState: { type: DataTypes.TEXT },
     },
     { sequelize, tableName: 'audit_events' },
-  );
-  MailOutboxMessage.init(
-    {
-      id: { type: DataTypes.BIGINT, primaryKey: true, autoIncrement: true },
-      toAddress: { type: DataTypes.TEXT, allowNull: false },
-      subject: { type: DataTypes.TEXT, allowNull: false },
-      text: { type: DataTypes.TEXT, allowNull: false },
-      sentAt: { type: DataTypes.DATE, defaultValue: DataTypes.NOW },
-    },
-    { sequelize, tableName: 'mail_outbox' },
   );
 }

@@ -6,6 +6,8 @@ export class Identity extends Model<InferAttributes<Identity>, InferCreationAttr
   declare passwordHash: string;
   declare emailFactorEnabled: CreationOptional<boolean>;
   declare totpSecretEncrypted: CreationOptional<string | null>;
+  declare totpEnabledAt: CreationOptional<Date | null>;
+  declare totpLastStep: CreationOptional<string | null>;
   declare createdAt: CreationOptional<Date>;
   declare updatedAt: CreationOptional<Date>;
 }
@@ -36,6 +38,64 @@ export class RegistrationAttempt extends Model<InferAttributes<RegistrationAttem
   declare createdAt: CreationOptional<Date>;
 }
 
+/** A TOTP secret awaiting its first code; it becomes the identity's secret once confirmed. */
+export class TotpEnrollment extends Model<InferAttributes<TotpEnrollment>, InferCreationAttributes<TotpEnrollment>> {
+  declare id: string;
+  declare identityId: string;
+  declare secretEncrypted: string;
+  declare createdAt: CreationOptional<Date>;
+  declare expiresAt: Date;
+  declare confirmedAt: CreationOptional<Date | null>;
+}
+
+export class RecoveryCode extends Model<InferAttributes<RecoveryCode>, InferCreationAttributes<RecoveryCode>> {
+  declare id: string;
+  declare identityId: string;
+  declare codeHash: string;
+  declare createdAt: CreationOptional<Date>;
+  declare usedAt: CreationOptional<Date | null>;
+  declare revokedAt: CreationOptional<Date | null>;
+}
+
+/** No primary key: one row per attempt, counted by the rate limit; the application role cannot update rows. */
+export class FactorAttempt extends Model<InferAttributes<FactorAttempt>, InferCreationAttributes<FactorAttempt>> {
+  declare identityId: string;
+  declare attemptedAt: CreationOptional<Date>;
+  declare kind: 'EMAIL_CODE' | 'TOTP' | 'RECOVERY_CODE' | 'CURRENT_PASSWORD';
+}
+
+/** Deleted when the challenge workflow ends, never updated (the application role has no UPDATE grant). */
+export class EmailChallengeCode extends Model<InferAttributes<EmailChallengeCode>, InferCreationAttributes<EmailChallengeCode>> {
+  declare challengeId: string;
+  declare identityId: string;
+  declare codeEncrypted: string;
+  declare createdAt: CreationOptional<Date>;
+}
+
+/** A session is one refresh-token family. */
+export class Session extends Model<InferAttributes<Session>, InferCreationAttributes<Session>> {
+  declare tenantId: string;
+  declare id: string;
+  declare membershipId: string;
+  declare createdAt: CreationOptional<Date>;
+  declare expiresAt: Date;
+  declare lastActivityAt: CreationOptional<Date>;
+  declare ipAddress: string | null;
+  declare userAgent: string | null;
+  declare revokedAt: CreationOptional<Date | null>;
+  declare revokedReason: CreationOptional<string | null>;
+}
+
+export class RefreshToken extends Model<InferAttributes<RefreshToken>, InferCreationAttributes<RefreshToken>> {
+  declare tenantId: string;
+  declare id: string;
+  declare sessionId: string;
+  declare tokenHash: Buffer;
+  declare createdAt: CreationOptional<Date>;
+  declare expiresAt: Date;
+  declare consumedAt: CreationOptional<Date | null>;
+}
+
 export function initIdentityModels(sequelize: Sequelize): void {
   Identity.init(
     {
@@ -44,6 +104,8 @@ export function initIdentityModels(sequelize: Sequelize): void {
       passwordHash: { type: DataTypes.TEXT, allowNull: false },
       emailFactorEnabled: { type: DataTypes.BOOLEAN, defaultValue: false },
       totpSecretEncrypted: DataTypes.TEXT,
+      totpEnabledAt: DataTypes.DATE,
+      totpLastStep: DataTypes.BIGINT,
       createdAt: { type: DataTypes.DATE, defaultValue: DataTypes.NOW },
       updatedAt: { type: DataTypes.DATE, defaultValue: DataTypes.NOW },
     },
@@ -78,5 +140,74 @@ export function initIdentityModels(sequelize: Sequelize): void {
       createdAt: { type: DataTypes.DATE, defaultValue: DataTypes.NOW },
     },
     { sequelize, tableName: 'registration_attempts' },
+  );
+  TotpEnrollment.init(
+    {
+      id: { type: DataTypes.UUID, primaryKey: true },
+      identityId: { type: DataTypes.UUID, allowNull: false },
+      secretEncrypted: { type: DataTypes.TEXT, allowNull: false },
+      createdAt: { type: DataTypes.DATE, defaultValue: DataTypes.NOW },
+      expiresAt: { type: DataTypes.DATE, allowNull: false },
+      confirmedAt: DataTypes.DATE,
+    },
+    { sequelize, tableName: 'totp_enrollments' },
+  );
+  RecoveryCode.init(
+    {
+      id: { type: DataTypes.UUID, primaryKey: true },
+      identityId: { type: DataTypes.UUID, allowNull: false },
+      codeHash: { type: DataTypes.TEXT, allowNull: false },
+      createdAt: { type: DataTypes.DATE, defaultValue: DataTypes.NOW },
+      usedAt: DataTypes.DATE,
+      revokedAt: DataTypes.DATE,
+    },
+    { sequelize, tableName: 'recovery_codes' },
+  );
+  FactorAttempt.init(
+    {
+      identityId: { type: DataTypes.UUID, allowNull: false },
+      // Left to the database's clock (clock_timestamp()).
+      attemptedAt: { type: DataTypes.DATE },
+      kind: { type: DataTypes.TEXT, allowNull: false },
+    },
+    { sequelize, tableName: 'factor_attempts' },
+  );
+  // The table has no primary key; without this Sequelize would add and select an `id` column.
+  FactorAttempt.removeAttribute('id');
+  EmailChallengeCode.init(
+    {
+      challengeId: { type: DataTypes.UUID, primaryKey: true },
+      identityId: { type: DataTypes.UUID, allowNull: false },
+      codeEncrypted: { type: DataTypes.TEXT, allowNull: false },
+      createdAt: { type: DataTypes.DATE, defaultValue: DataTypes.NOW },
+    },
+    { sequelize, tableName: 'email_challenge_codes' },
+  );
+  Session.init(
+    {
+      tenantId: { type: DataTypes.UUID, primaryKey: true },
+      id: { type: DataTypes.UUID, primaryKey: true },
+      membershipId: { type: DataTypes.UUID, allowNull: false },
+      createdAt: { type: DataTypes.DATE, defaultValue: DataTypes.NOW },
+      expiresAt: { type: DataTypes.DATE, allowNull: false },
+      lastActivityAt: { type: DataTypes.DATE, defaultValue: DataTypes.NOW },
+      ipAddress: DataTypes.TEXT,
+      userAgent: DataTypes.TEXT,
+      revokedAt: DataTypes.DATE,
+      revokedReason: DataTypes.TEXT,
+    },
+    { sequelize, tableName: 'sessions' },
+  );
+  RefreshToken.init(
+    {
+      tenantId: { type: DataTypes.UUID, primaryKey: true },
+      id: { type: DataTypes.UUID, primaryKey: true },
+      sessionId: { type: DataTypes.UUID, allowNull: false },
+      tokenHash: { type: DataTypes.BLOB, allowNull: false },
+      createdAt: { type: DataTypes.DATE, defaultValue: DataTypes.NOW },
+      expiresAt: { type: DataTypes.DATE, allowNull: false },
+      consumedAt: DataTypes.DATE,
+    },
+    { sequelize, tableName: 'refresh_tokens' },
   );
 }

@@ -1,18 +1,24 @@
 import type { Sequelize } from 'sequelize';
 import { initIdentityModels } from './identity';
-import { initWorkspaceModels } from './workspace';
-import { initSessionModels } from './session';
+import { initOrganisationModels } from './organisation';
+import { initAccountingModels } from './accounting';
+import { initLedgerModels } from './ledger';
 import { initAuditModels } from './audit';
+import { initMailModels } from './mail';
 
 export * from './identity';
-export * from './workspace';
-export * from './session';
+export * from './organisation';
+export * from './accounting';
+export * from './ledger';
 export * from './audit';
+export * from './mail';
 
 /** Binds every model to the given connection; called once per process at start-up. */
 export function initModels(sequelize: Sequelize): void {
   initIdentityModels(sequelize);
-  initWorkspaceModels(sequelize);
-  initSessionModels(sequelize);
+  initOrganisationModels(sequelize);
+  initAccountingModels(sequelize);
+  initLedgerModels(sequelize);
   initAuditModels(sequelize);
+  initMailModels(sequelize);
 }

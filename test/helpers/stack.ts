@@ -5,10 +5,11 @@ import { NativeConnection, Runtime, DefaultLogger, type Worker } from '@temporal
 import type { Express } from 'express';
 import type { Sequelize } from 'sequelize';
 import { createApp } from '../../api/app';
-import { loadOpenApiDocument, type OpenApiDocument } from '../../api/openapi';
+import { loadOpenApiDocument, type OpenApiDocument } from '../../contracts/operations';
 import { loadConfig, type Config } from '../../core/config';
 import { createLogger } from '../../core/logger';
-import { createOutboxMailer } from '../../core/mail';
+import { createOutboxMailer } from '../../adapters/mail';
+import { storeOutboxMessage } from '../../db/repositories/mail/outbox';
 import { createSequelize } from '../../db/connection';
 import { initModels } from '../../db/models';
 import { createWorker } from '../../worker/create-worker';
@@ -46,7 +47,7 @@ export async function startTestStack(overrides: Record<string, string> = {}, opt
   const owner = createSequelize(config.database.ownerUrl, { poolMax: 2 });
   const doc = loadOpenApiDocument();
   const taskQueue = `test-${path.basename(expect.getState().testPath ?? 'suite')}-${randomUUID()}`;
-  const mailer = createOutboxMailer();
+  const mailer = createOutboxMailer({ store: (message) => storeOutboxMessage(db, message) });
 
   // Without the in-process worker, the test brings its own (e.g. a child process it can kill).
   const nativeConnection = await NativeConnection.connect({ address: config.temporal.address });

@@ -1,0 +1,68 @@
+/**
+ * Import rules between the layers, checked by `npm test` (scripts/check-imports.sh):
+ * no cycles anywhere; workflows import only contracts/ and the Temporal workflow SDK; contracts/ is the only
+ * bridge between the API and the workflows; core/ and adapters/ know no database; nothing imports the API.
+ * @type {import('dependency-cruiser').IConfiguration}
+ */
+module.exports = {
+  forbidden: [
+    { name: 'no-cycles', severity: 'error', comment: 'An import cycle between files.', from: {}, to: { circular: true } },
+    {
+      name: 'workflows-import-contracts-and-sdk-only',
+      severity: 'error',
+      comment: 'Workflow code is replayed in a sandbox: it imports contracts/, other workflow files and the workflow SDK, nothing else.',
+      from: { path: '^workflows/' },
+      to: { pathNot: ['^workflows/', '^contracts/', '^node_modules/@temporalio/(workflow|common)/'] },
+    },
+    {
+      name: 'contracts-stay-small',
+      severity: 'error',
+      comment: 'contracts/ is shared by the API, the workflows and the activities; it may lean on core/ only.',
+      from: { path: '^contracts/' },
+      to: { path: '^(api|workflows|activities|adapters|db|worker)/' },
+    },
+    {
+      name: 'core-imports-no-db',
+      severity: 'error',
+      comment: 'core/ is plain domain code: no database, no HTTP layer, no workflows, no adapters.',
+      from: { path: '^core/' },
+      to: { path: '^(db|api|workflows|activities|adapters|worker)/' },
+    },
+    {
+      name: 'adapters-import-no-db',
+      severity: 'error',
+      comment: 'Adapters implement ports from core/; what they need from storage is injected.',
+      from: { path: '^adapters/' },
+      to: { path: '^(db|api|workflows|activities|worker)/' },
+    },
+    {
+      name: 'db-imports-no-upper-layers',
+      severity: 'error',
+      comment: 'The data layer serves the API and the activities; it never calls them.',
+      from: { path: '^db/' },
+      to: { path: '^(api|workflows|activities|adapters|worker)/' },
+    },
+    {
+      name: 'activities-import-no-workflows-or-api',
+      severity: 'error',
+      comment: 'Activities meet workflows only through contracts/.',
+      from: { path: '^activities/' },
+      to: { path: '^(workflows|api|worker)/' },
+    },
+    {
+      name: 'api-imports-no-workflows-or-activities',
+      severity: 'error',
+      comment: 'The API starts workflows by name with their contracts; it never loads workflow or activity code.',
+      from: { path: '^api/' },
+      to: { path: '^(workflows|activities|worker)/' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(node_modules|dist|coverage)/' },
+    // Type-only imports count too: a cycle through types is still a cycle for a reader.
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'] },
+  },
+};

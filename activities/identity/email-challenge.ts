@@ -1,0 +1,56 @@
+import type { Sequelize } from 'sequelize';
+import { ApplicationFailure } from '@temporalio/common';
+import type { Mailer } from '../../core/mail';
+import { newEmailCode, type FactorSecrets } from '../../core/factor-secrets';
+import { deleteChallengeCode, identityEmail, storeChallengeCode } from '../../db/repositories/identity/second-factors';
+import type { EmailChallengeActivities, EmailChallengePurpose } from '../../contracts/identity';
+
+export interface EmailChallengeDeps {
+  db: Sequelize;
+  mailer: Mailer;
+  factorSecrets: FactorSecrets;
+  emailCodeTtlSeconds: number;
+}
+
+const SUBJECTS: Record<EmailChallengePurpose, string> = {
+  LOGIN: 'Your sign-in code',
+  ENABLE_EMAIL_FACTOR: 'Confirm turning on email sign-in codes',
+  DISABLE_EMAIL_FACTOR: 'Confirm turning off email sign-in codes',
+};
+
+export function createEmailChallengeActivities(deps: EmailChallengeDeps): EmailChallengeActivities {
+  const { db, factorSecrets } = deps;
+
+  /**
+   * Mails the challenge's code and returns only its keyed MAC. The code is drawn once and kept encrypted
+   * under the challenge id, so a retry mails the same code again instead of a second, different one.
+   */
+  async function mailEmailChallengeCode(input: {
+    challengeId: string;
+    identityId: string;
+    purpose: EmailChallengePurpose;
+    correlationId: string;
+  }): Promise<string> {
+    const sealed = await storeChallengeCode(db, input.identityId, {
+      challengeId: input.challengeId,
+      codeEncrypted: factorSecrets.encrypt('email-code', newEmailCode()),
+    });
+    const code = factorSecrets.decrypt('email-code', sealed);
+    const email = await identityEmail(db, input.identityId);
+    if (!email) throw ApplicationFailure.nonRetryable('identity no longer exists', 'IdentityGone');
+    const minutes = Math.round(deps.emailCodeTtlSeconds / 60);
+    await deps.mailer.send({
+      to: email,
+      subject: SUBJECTS[input.purpose],
+      text: `Your verification code is ${code}. It expires in ${minutes} minutes and works once.\n\nIf you did not ask for it, change your password.`,
+    });
+    return factorSecrets.emailCodeMac(input.challengeId, code);
+  }
+
+  /** The challenge has ended: the encrypted code is no longer needed. */
+  async function forgetEmailChallengeCode(input: { challengeId: string }): Promise<void> {
+    await deleteChallengeCode(db, input.challengeId);
+  }
+
+  return { mailEmailChallengeCode, forgetEmailChallengeCode };
+}

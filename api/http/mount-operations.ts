@@ -1,0 +1,83 @@
+import { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import type { OperationIndex, OperationInfo } from '../../contracts/operations';
+import { AppError, UnauthenticatedError } from '../../core/problems';
+import { locals } from '../middleware/request-context';
+import { rawBodyOf } from '../middleware/raw-body';
+import type { OperationHandler, OperationInput } from './operation-handler';
+
+// Routes come from the document, one per operation, each served by the handler of its operation id.
+// Matching is exact (letter case, trailing slash), the same in Express, in authentication and in the
+// validator, and deny-by-default: a request that matches no operation is 404 (405 when only the method
+// differs); a bearer operation reaches its handler only with a principal.
+
+export interface MountOptions {
+  index: OperationIndex;
+  handlers: Record<string, OperationHandler<any>>;
+  /** Runs before validation for bearer operations: establishes the principal or refuses. */
+  authenticate: (operation: OperationInfo) => RequestHandler;
+  /** The OpenAPI validator's middleware chain (request checks, response checks outside production). */
+  validator: RequestHandler[];
+}
+
+/** Refuses to start when the document and the handlers disagree in any way. */
+function checkHandlers(index: OperationIndex, handlers: Record<string, OperationHandler<any>>): void {
+  const problems: string[] = [];
+  const documented = new Set<string>(index.operations.map((op) => op.operationId));
+  for (const op of index.operations) {
+    const handler = handlers[op.operationId];
+    if (!handler) problems.push(`${op.operationId} (${op.method} ${op.path}) has no handler`);
+    else if (op.requiresBearer && handler.access !== 'member') problems.push(`${op.operationId} needs a bearer token but its handler is public`);
+    else if (!op.requiresBearer && handler.access !== 'public') problems.push(`${op.operationId} is public in the document but its handler expects a member`);
+  }
+  for (const id of Object.keys(handlers)) if (!documented.has(id)) problems.push(`handler ${id} has no operation in the document`);
+  if (problems.length > 0) throw new Error(`The OpenAPI document and the handlers disagree:\n- ${problems.join('\n- ')}`);
+}
+
+function dispatch(handler: OperationHandler<any>): RequestHandler {
+  return async (req: Request, res: Response) => {
+    const l = locals(res);
+    const input: OperationInput<any> = {
+      params: req.params,
+      query: req.query,
+      body: req.body,
+      ctx: l.ctx,
+      rawBody: () => rawBodyOf(req),
+    };
+    let reply;
+    if (handler.access === 'member') {
+      if (!l.principal) throw new UnauthenticatedError('no principal for a bearer operation');
+      reply = await handler.handle({ ...input, principal: l.principal });
+    } else {
+      reply = await handler.handle(input);
+    }
+    if (reply.headers) res.set(reply.headers);
+    res.status(Number(reply.status));
+    if (reply.body === undefined) res.end();
+    else res.json(reply.body);
+  };
+}
+
+export function mountOperations(options: MountOptions): Router {
+  const { index, handlers } = options;
+  checkHandlers(index, handlers);
+  const router = Router({ caseSensitive: true, strict: true });
+  for (const op of index.operations) {
+    const bind = (_req: Request, res: Response, next: NextFunction) => {
+      locals(res).operation = op;
+      next();
+    };
+    const chain: RequestHandler[] = [bind];
+    if (op.requiresBearer) chain.push(options.authenticate(op));
+    chain.push(...options.validator, dispatch(handlers[op.operationId]!));
+    router[op.method.toLowerCase() as 'get' | 'put' | 'post' | 'delete' | 'patch'](op.expressPath, ...chain);
+  }
+  // Inside the router, so nothing falls through to Express's own answers (e.g. its automatic OPTIONS).
+  router.use((req: Request, res: Response) => {
+    const methods = index.methodsAt(req.path);
+    if (methods.length === 0) throw new AppError('not-found', `No resource at ${req.method} ${req.path}`);
+    const allow = methods.includes('GET') ? [...methods, 'HEAD'] : methods;
+    res.setHeader('Allow', allow.join(', '));
+    throw new AppError('method-not-allowed', `${req.method} is not allowed here; allowed: ${allow.join(', ')}`);
+  });
+  return router;
+}

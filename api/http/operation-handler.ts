@@ -1,0 +1,67 @@
+import type { components, operations } from '../../contracts/openapi';
+import type { OperationId } from '../../contracts/operations';
+import type { Principal, RequestContext } from './context';
+
+// What a handler is: one function per operation id, typed from the OpenAPI document. A handler declares
+// whether it serves the public or a signed-in member; the mount refuses to start when that disagrees with
+// the document's security, so no handler can run without the principal its operation needs.
+
+export type Schemas = components['schemas'];
+type Operation<K extends OperationId> = operations[K];
+
+type Defined<T> = [Exclude<T, undefined>] extends [never] ? Record<string, never> : Exclude<T, undefined>;
+export type PathParams<K extends OperationId> = Defined<Operation<K>['parameters']['path']>;
+export type QueryParams<K extends OperationId> = Defined<Operation<K>['parameters']['query']>;
+export type RequestBody<K extends OperationId> = Operation<K> extends { requestBody: { content: { 'application/json': infer B } } } ? B : undefined;
+
+type Responses<K extends OperationId> = Operation<K>['responses'];
+/** Statuses a handler answers itself: those documented with JSON (not problem) content, or no content below 300. */
+type ReplyStatus<K extends OperationId> = {
+  [S in keyof Responses<K>]: Responses<K>[S] extends { content: { 'application/json': unknown } }
+    ? S
+    : S extends 200 | 201 | 202 | 204
+      ? S
+      : never;
+}[keyof Responses<K>];
+type ReplyBody<R> = R extends { content: { 'application/json': infer B } } ? B : undefined;
+
+export type Reply<K extends OperationId> = {
+  [S in ReplyStatus<K>]: ReplyBody<Responses<K>[S]> extends undefined
+    ? { status: S; body?: undefined; headers?: Record<string, string> }
+    : { status: S; body: ReplyBody<Responses<K>[S]>; headers?: Record<string, string> };
+}[ReplyStatus<K>];
+
+export interface OperationInput<K extends OperationId> {
+  params: PathParams<K>;
+  query: QueryParams<K>;
+  body: RequestBody<K>;
+  ctx: RequestContext;
+  /** The JSON body exactly as sent, for rules floats cannot decide (decimal places). */
+  rawBody(): string;
+}
+
+export type MemberInput<K extends OperationId> = OperationInput<K> & { principal: Principal };
+
+export type PublicHandler<K extends OperationId> = {
+  access: 'public';
+  handle(input: OperationInput<K>): Promise<Reply<K>> | Reply<K>;
+};
+export type MemberHandler<K extends OperationId> = {
+  access: 'member';
+  handle(input: MemberInput<K>): Promise<Reply<K>> | Reply<K>;
+};
+export type OperationHandler<K extends OperationId> = PublicHandler<K> | MemberHandler<K>;
+
+/** One handler per operation id of the document: a missing one is a type error and a start-up error. */
+export type OperationHandlers = { [K in OperationId]: OperationHandler<K> };
+export type HandlersOf<K extends OperationId> = Pick<OperationHandlers, K>;
+
+/** A handler of an operation the document leaves open to anyone (`security: []`). */
+export function publicOperation<K extends OperationId>(handle: PublicHandler<K>['handle']): PublicHandler<K> {
+  return { access: 'public', handle };
+}
+
+/** A handler of a bearer operation: it runs only with the principal that authentication established. */
+export function memberOperation<K extends OperationId>(handle: MemberHandler<K>['handle']): MemberHandler<K> {
+  return { access: 'member', handle };
+}

@@ -1,0 +1,97 @@
+import { memberOperation, publicOperation, type HandlersOf } from '../http/operation-handler';
+import { pageQuery } from '../http/pages';
+import type { createLogin } from './login';
+import type { createMe } from './me';
+import type { createRegistration } from './registration';
+import type { createSecurity } from './security';
+import type { SessionService } from './sessions';
+
+export type IdentityOperation =
+  | 'requestMagicLink'
+  | 'register'
+  | 'login'
+  | 'refreshSession'
+  | 'logout'
+  | 'getCurrentUser'
+  | 'getMyAccess'
+  | 'listMySessions'
+  | 'revokeMySession'
+  | 'changePassword'
+  | 'getSecurityStatus'
+  | 'challengeEmailFactorSetting'
+  | 'confirmEmailFactorSetting'
+  | 'setupTotp'
+  | 'confirmTotp'
+  | 'disableTotp'
+  | 'regenerateRecoveryCodes';
+
+export interface IdentityUseCases {
+  registration: ReturnType<typeof createRegistration>;
+  login: ReturnType<typeof createLogin>;
+  sessions: SessionService;
+  me: ReturnType<typeof createMe>;
+  security: ReturnType<typeof createSecurity>;
+}
+
+/** Registration, login, sessions, and the caller's own password and second factors. */
+export function identityHandlers({ registration, login, sessions, me, security }: IdentityUseCases): HandlersOf<IdentityOperation> {
+  return {
+    requestMagicLink: publicOperation(async ({ body, ctx }) => {
+      await registration.requestMagicLink(body.email, ctx);
+      return { status: 202, body: { message: 'If the address can receive mail, a registration link is on its way.' } };
+    }),
+
+    register: publicOperation(async ({ body, ctx }) => ({ status: 201, body: await registration.register(body, ctx) })),
+
+    login: publicOperation(async ({ body, ctx }) => login.login(body, ctx)),
+
+    refreshSession: publicOperation(async ({ body, ctx }) => ({ status: 200, body: await sessions.refreshSession(body.refreshToken, ctx) })),
+
+    logout: publicOperation(async ({ body, ctx }) => {
+      await sessions.logout(body.refreshToken, ctx);
+      return { status: 204 };
+    }),
+
+    getCurrentUser: memberOperation(async ({ principal }) => ({ status: 200, body: await me.getCurrentUser(principal) })),
+
+    getMyAccess: memberOperation(async ({ principal }) => ({ status: 200, body: await me.getMyAccess(principal) })),
+
+    listMySessions: memberOperation(async ({ principal, query }) => {
+      const { page, size } = pageQuery(query);
+      return { status: 200, body: await me.listMySessions(principal, page, size) };
+    }),
+
+    revokeMySession: memberOperation(async ({ principal, params, ctx }) => {
+      await me.revokeMySession(principal, params.sessionId, ctx);
+      return { status: 204 };
+    }),
+
+    changePassword: memberOperation(async ({ principal, body, ctx }) => {
+      await security.changePassword(principal, body, ctx);
+      return { status: 204 };
+    }),
+
+    getSecurityStatus: memberOperation(async ({ principal }) => ({ status: 200, body: await security.getSecurityStatus(principal) })),
+
+    challengeEmailFactorSetting: memberOperation(async ({ principal, body, ctx }) => ({
+      status: 202,
+      body: await security.challengeEmailFactorSetting(principal, body, ctx),
+    })),
+
+    confirmEmailFactorSetting: memberOperation(async ({ principal, body, ctx }) => ({
+      status: 200,
+      body: await security.confirmEmailFactorSetting(principal, body, ctx),
+    })),
+
+    setupTotp: memberOperation(async ({ principal, body }) => ({ status: 201, body: await security.setupTotp(principal, body) })),
+
+    confirmTotp: memberOperation(async ({ principal, body, ctx }) => ({ status: 200, body: await security.confirmTotp(principal, body, ctx) })),
+
+    disableTotp: memberOperation(async ({ principal, body, ctx }) => ({ status: 200, body: await security.disableTotp(principal, body, ctx) })),
+
+    regenerateRecoveryCodes: memberOperation(async ({ principal, body, ctx }) => ({
+      status: 200,
+      body: await security.regenerateRecoveryCodes(principal, body, ctx),
+    })),
+  };
+}

@@ -1,0 +1,155 @@
+import type { Sequelize } from 'sequelize';
+import { Identity, User } from '../../db/models';
+import { withTenant } from '../../db/connection';
+import { tenantIdBySlug } from '../../db/repositories/organisation/workspaces';
+import { activeMembershipsOf, type ActiveMembership } from '../../db/repositories/organisation/principals';
+import { recordAuditEvent } from '../../db/repositories/audit/events';
+import { AppError } from '../../core/problems';
+import type { PasswordHasher } from '../../core/passwords';
+import type { RequestContext } from '../http/context';
+import type { Schemas } from '../http/operation-handler';
+import { assertPasswordWithinBytes } from './password-rules';
+import { normaliseEmail } from './registration';
+import type { SessionService, TokenPair } from './sessions';
+import type { SecondFactorService } from './second-factors';
+
+export type LoginInput = Schemas['LoginRequest'];
+
+export interface LoginServiceDeps {
+  db: Sequelize;
+  hasher: PasswordHasher;
+  sessions: SessionService;
+  factors: SecondFactorService;
+  baseDomain: string;
+}
+
+/** interface.md §4.2 rule 2: exactly one factor, and the email factor needs both of its fields. */
+function assertFactorShape(input: LoginInput): void {
+  const emailFactor = input.challengeId !== undefined || input.code !== undefined;
+  const factors = [emailFactor, input.totpCode !== undefined, input.recoveryCode !== undefined].filter(Boolean).length;
+  if (factors > 1) {
+    throw new AppError('login-factors-invalid', 'Send exactly one of: challengeId with code, totpCode, recoveryCode');
+  }
+  if (emailFactor && (input.challengeId === undefined || input.code === undefined)) {
+    throw new AppError('login-factors-invalid', 'challengeId and code must be sent together');
+  }
+}
+
+export type EmailChallengeResponse = Schemas['EmailChallengeResponse'];
+
+export type LoginOutcome = { status: 200; body: TokenPair } | { status: 202; body: EmailChallengeResponse };
+
+type FactorKind = 'EMAIL_CODE' | 'TOTP' | 'RECOVERY_CODE';
+
+function factorOf(input: LoginInput): FactorKind | null {
+  if (input.code !== undefined) return 'EMAIL_CODE';
+  if (input.totpCode !== undefined) return 'TOTP';
+  if (input.recoveryCode !== undefined) return 'RECOVERY_CODE';
+  return null;
+}
+
+/** Login: password, then the identity's second factor when it has one. */
+export function createLogin(deps: LoginServiceDeps) {
+  const { db, factors } = deps;
+
+  /** A failed login is recorded in the workspace it was aimed at (every workspace, on the central host). */
+  async function recordFailure(memberships: ActiveMembership[], reason: string, ctx: RequestContext): Promise<void> {
+    for (const m of memberships) {
+      await withTenant(db, m.tenant_id, (tx) =>
+        recordAuditEvent(tx, { tenantId: m.tenant_id }, {
+          action: 'auth.login.failed',
+          actorMembershipId: m.membership_id,
+          systemActor: false,
+          correlationId: ctx.correlationId,
+          subjectType: 'MEMBERSHIP',
+          subjectId: m.membership_id,
+          ipAddress: ctx.ipAddress,
+          details: reason,
+        }),
+      );
+    }
+  }
+
+  async function verifyFactor(identity: Identity, chosen: ActiveMembership, input: LoginInput, kind: FactorKind): Promise<void> {
+    await factors.takeAttempt(identity.id, kind);
+    if (kind === 'EMAIL_CODE') {
+      if (!identity.emailFactorEnabled || identity.totpSecretEncrypted) {
+        throw new AppError('invalid-second-factor', 'Email codes are not this account\'s second factor');
+      }
+      await factors.verifyEmailCode({ identityId: identity.id, tenantId: chosen.tenant_id, purpose: 'LOGIN' }, input.challengeId!, input.code!);
+    } else if (kind === 'TOTP') {
+      await factors.verifyTotpCode(identity, input.totpCode!);
+    } else {
+      await factors.verifyRecoveryCode(identity, input.recoveryCode!);
+    }
+  }
+
+  async function login(input: LoginInput, ctx: RequestContext): Promise<LoginOutcome> {
+    assertFactorShape(input);
+    assertPasswordWithinBytes('password', input.password);
+    let hostTenantId: string | null = null;
+    if (ctx.host.kind === 'tenant') {
+      hostTenantId = await tenantIdBySlug(db, ctx.host.slug);
+      if (!hostTenantId) throw new AppError('not-found', 'No workspace answers at this host');
+    }
+    const identity = await Identity.findOne({ where: { email: normaliseEmail(input.email) } });
+    // Unknown emails cost one hash too, so timing does not reveal which emails exist.
+    const passwordOk = await deps.hasher.verify(input.password, identity?.passwordHash ?? null);
+    if (!identity) throw new AppError('invalid-credentials');
+
+    const memberships = await activeMembershipsOf(db, identity.id);
+    const aimedAt = hostTenantId ? memberships.filter((m) => m.tenant_id === hostTenantId) : memberships;
+    if (!passwordOk) {
+      await recordFailure(aimedAt, 'wrong password', ctx);
+      throw new AppError('invalid-credentials');
+    }
+    if (!hostTenantId && memberships.length > 1) {
+      throw new AppError('tenant-host-required', 'This identity belongs to several workspaces; log in on the workspace host', {
+        workspaceHosts: memberships.map((m) => `${m.slug}.${deps.baseDomain}`),
+      });
+    }
+    const chosen = aimedAt[0];
+    if (!chosen) throw new AppError('invalid-credentials');
+
+    const factor = factorOf(input);
+    const channel = identity.totpSecretEncrypted ? 'TOTP' : identity.emailFactorEnabled ? 'EMAIL' : null;
+    if (!channel) {
+      if (factor) throw new AppError('login-factors-invalid', 'This account has no second factor; send email and password only');
+      return { status: 200, body: await openSession(identity.id, chosen, null, ctx) };
+    }
+    if (!factor) {
+      if (channel === 'TOTP') return { status: 202, body: { channel, challengeId: null, expiresAt: null } };
+      const challenge = await factors.startEmailChallenge({ identityId: identity.id, tenantId: chosen.tenant_id, purpose: 'LOGIN' }, ctx);
+      return { status: 202, body: { channel, ...challenge } };
+    }
+    try {
+      await verifyFactor(identity, chosen, input, factor);
+    } catch (err) {
+      if (err instanceof AppError && (err.type === 'invalid-second-factor' || err.type === 'too-many-attempts')) {
+        await recordFailure([chosen], err.type === 'too-many-attempts' ? 'second-factor attempts limited' : 'second factor rejected', ctx);
+      }
+      throw err;
+    }
+    return { status: 200, body: await openSession(identity.id, chosen, factor, ctx) };
+  }
+
+  async function openSession(identityId: string, chosen: ActiveMembership, factor: FactorKind | null, ctx: RequestContext): Promise<TokenPair> {
+    const { tenant_id: tenantId, membership_id: membershipId } = chosen;
+    return withTenant(db, tenantId, async (tx) => {
+      await User.update({ lastLoginAt: new Date() }, { where: { tenantId, identityId }, transaction: tx });
+      await recordAuditEvent(tx, { tenantId }, {
+        action: 'auth.login.succeeded',
+        actorMembershipId: membershipId,
+        systemActor: false,
+        correlationId: ctx.correlationId,
+        subjectType: 'MEMBERSHIP',
+        subjectId: membershipId,
+        ipAddress: ctx.ipAddress,
+        details: factor ? `second factor: ${factor}` : 'password only',
+      });
+      return deps.sessions.open(tx, { tenantId, membershipId, identityId }, ctx);
+    });
+  }
+
+  return { login };
+}

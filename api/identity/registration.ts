@@ -1,0 +1,98 @@
+import { randomUUID } from 'node:crypto';
+import { WorkflowIdReusePolicy, WorkflowIdConflictPolicy, WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
+import type { Sequelize } from 'sequelize';
+import { Identity, RegistrationAttempt, RegistrationProof } from '../../db/models';
+import { withTenant } from '../../db/connection';
+import { sha256 } from '../../core/secrets';
+import { AppError } from '../../core/problems';
+import type { PasswordHasher } from '../../core/passwords';
+import {
+  REGISTRATION_PROOF_WORKFLOW,
+  REGISTRATION_WORKFLOW,
+  type RegistrationProofWorkflow,
+  type RegistrationWorkflow,
+} from '../../contracts/identity';
+import { registrationProofWorkflowId, registrationWorkflowId } from '../../contracts/workflow-ids';
+import type { WorkflowClient } from '../workflow-client';
+import type { RequestContext } from '../http/context';
+import type { Schemas } from '../http/operation-handler';
+import { assertNewPassword } from './password-rules';
+import type { SessionService, TokenPair } from './sessions';
+
+const REGISTRATION_PASSWORD_MIN_CHARACTERS = 15;
+
+export interface RegistrationDeps {
+  db: Sequelize;
+  workflows: WorkflowClient;
+  hasher: PasswordHasher;
+  sessions: SessionService;
+}
+
+export function normaliseEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+/** Registration: an emailed proof, then a workspace (workflows registration-proof-<id> and registration-<proofId>). */
+export function createRegistration(deps: RegistrationDeps) {
+  /** Starts the proof workflow and returns at once: the answer never depends on the email. */
+  async function requestMagicLink(email: string, ctx: RequestContext): Promise<void> {
+    const proofId = randomUUID();
+    await deps.workflows.start<RegistrationProofWorkflow>(REGISTRATION_PROOF_WORKFLOW, {
+      workflowId: registrationProofWorkflowId(proofId),
+      args: [{ proofId, email: normaliseEmail(email), correlationId: ctx.correlationId }],
+    });
+  }
+
+  async function register(input: Schemas['RegisterRequest'], ctx: RequestContext): Promise<TokenPair> {
+    assertNewPassword(input.password, input.confirmPassword, REGISTRATION_PASSWORD_MIN_CHARACTERS);
+    const email = normaliseEmail(input.email);
+    const proof = await RegistrationProof.findOne({ where: { tokenHash: sha256(input.token) } });
+    const usable =
+      proof && proof.email === email && !proof.consumedAt && !proof.supersededAt && proof.expiresAt.getTime() > Date.now();
+    if (!proof || !usable) throw new AppError('registration-proof-invalid');
+
+    const identity = await Identity.findOne({ where: { email } });
+    let passwordHash: string | null = null;
+    if (identity) {
+      // Register never replaces an existing identity's password; it must be the current one.
+      if (!(await deps.hasher.verify(input.password, identity.passwordHash))) throw new AppError('invalid-credentials');
+    } else {
+      passwordHash = await deps.hasher.hash(input.password);
+    }
+    const attemptId = randomUUID();
+    await RegistrationAttempt.create({
+      id: attemptId,
+      proofId: proof.id,
+      existingIdentityId: identity?.id ?? null,
+      passwordHash,
+      companyName: input.company?.name.trim() ?? null,
+      companyTaxId: input.company?.taxId ?? null,
+      correlationId: ctx.correlationId,
+      ipAddress: ctx.ipAddress,
+    });
+
+    let result;
+    try {
+      result = await deps.workflows.execute<RegistrationWorkflow>(REGISTRATION_WORKFLOW, {
+        workflowId: registrationWorkflowId(proof.id),
+        args: [{ proofId: proof.id, attemptId, correlationId: ctx.correlationId }],
+        // One run per proof: a concurrent or later request with the same proof is refused,
+        // but a run that failed (e.g. a transient error) may be retried.
+        workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
+        workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
+      });
+    } catch (err) {
+      // A request that lost (a race, a failed run) must not leave its password hash behind. A pending run
+      // may still need it; its activity clears it when it completes.
+      const pending = err instanceof AppError && err.type === 'operation-pending';
+      if (!pending) await RegistrationAttempt.update({ passwordHash: null }, { where: { id: attemptId } });
+      if (err instanceof WorkflowExecutionAlreadyStartedError) throw new AppError('registration-proof-invalid');
+      throw err;
+    }
+    return withTenant(deps.db, result.tenantId, (tx) =>
+      deps.sessions.open(tx, { tenantId: result.tenantId, membershipId: result.membershipId, identityId: result.identityId }, ctx),
+    );
+  }
+
+  return { requestMagicLink, register };
+}

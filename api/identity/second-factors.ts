@@ -1,0 +1,148 @@
+import { randomUUID } from 'node:crypto';
+import type { Sequelize } from 'sequelize';
+import { AppError } from '../../core/problems';
+import type { Config } from '../../core/config';
+import type { FactorSecrets } from '../../core/factor-secrets';
+import type { PasswordHasher } from '../../core/passwords';
+import { matchTotpStep } from '../../core/totp';
+import { canonicalRecoveryCode, recoveryCodeMatches } from '../../core/recovery-codes';
+import {
+  liveRecoveryCodes,
+  recordFailedAttempt,
+  secondsUntilAttemptAllowed,
+  spendRecoveryCode,
+  spendTotpStep,
+  takeFactorAttempt,
+  type AttemptKind,
+} from '../../db/repositories/identity/second-factors';
+import { emailChallengeWorkflowId } from '../../contracts/workflow-ids';
+import { TENANT_ID } from '../../contracts/search-attributes';
+import {
+  EMAIL_CHALLENGE_WORKFLOW,
+  verifyCodeUpdate,
+  type EmailChallengePurpose,
+  type EmailChallengeWorkflow,
+  type VerifyCodeResult,
+} from '../../contracts/identity';
+import type { ProblemType } from '../../core/problems';
+import type { WorkflowClient } from '../workflow-client';
+import type { RequestContext } from '../http/context';
+
+export interface SecondFactorDeps {
+  db: Sequelize;
+  hasher: PasswordHasher;
+  factorSecrets: FactorSecrets;
+  workflows: WorkflowClient;
+  settings: Config['secondFactors'];
+}
+
+export type SecondFactorService = ReturnType<typeof createSecondFactorService>;
+
+/** The identity as read at the start of the request (an Identity row satisfies this). */
+export interface FactorHolder {
+  id: string;
+  totpSecretEncrypted: string | null;
+}
+
+const WRONG_CODE_DETAIL: Record<Exclude<VerifyCodeResult, 'VERIFIED'>, string> = {
+  WRONG_CODE: 'The code is wrong',
+  GUESSES_EXHAUSTED: 'The code is wrong and the challenge has no guesses left; request a new code',
+  EXPIRED: 'The code has expired; request a new one',
+  ALREADY_USED: 'The code was already used; request a new one',
+};
+
+/** Everything that checks a second factor or a current password, with the shared attempt limit. */
+export function createSecondFactorService(deps: SecondFactorDeps) {
+  const { db, settings } = deps;
+  const policy = { limit: settings.attemptsPerWindow, windowSeconds: settings.attemptWindowSeconds };
+
+  const tooManyAttempts = (retryAfter: number) =>
+    new AppError(
+      'too-many-attempts',
+      `Too many second-factor attempts; try again in ${retryAfter} seconds`,
+      { retryAfter },
+      { 'Retry-After': String(retryAfter) },
+    );
+
+  /** Counts one factor attempt, correct or not (interface.md §5.6); the sixth in the window is refused. */
+  async function takeAttempt(identityId: string, kind: AttemptKind): Promise<void> {
+    const retryAfter = await takeFactorAttempt(db, identityId, { kind, policy });
+    if (retryAfter !== null) throw tooManyAttempts(retryAfter);
+  }
+
+  /**
+   * For the caller's own settings (already authenticated): refused while the window is full, and counted
+   * only when the check fails, so setting factors up does not eat into the attempts login needs.
+   */
+  async function guardedCheck(identityId: string, kind: AttemptKind, check: () => Promise<void>): Promise<void> {
+    const retryAfter = await secondsUntilAttemptAllowed(db, identityId, policy);
+    if (retryAfter !== null) throw tooManyAttempts(retryAfter);
+    try {
+      await check();
+    } catch (err) {
+      if (err instanceof AppError && err.status === 400) await recordFailedAttempt(db, identityId, kind);
+      throw err;
+    }
+  }
+
+  /** A wrong current password counts against the same window, so a stolen access token cannot guess it. */
+  async function verifyCurrentPassword(identity: { id: string; passwordHash: string }, password: string): Promise<void> {
+    await guardedCheck(identity.id, 'CURRENT_PASSWORD', async () => {
+      if (!(await deps.hasher.verify(password, identity.passwordHash))) throw new AppError('current-password-incorrect');
+    });
+  }
+
+  async function startEmailChallenge(
+    who: { identityId: string; tenantId: string; purpose: EmailChallengePurpose },
+    ctx: RequestContext,
+  ): Promise<{ challengeId: string; expiresAt: string }> {
+    const challengeId = randomUUID();
+    const expiresAt = new Date(Date.now() + settings.emailCodeTtlSeconds * 1000).toISOString();
+    await deps.workflows.start<EmailChallengeWorkflow>(EMAIL_CHALLENGE_WORKFLOW, {
+      workflowId: emailChallengeWorkflowId(challengeId),
+      args: [{ challengeId, ...who, expiresAt, maxGuesses: 5, correlationId: ctx.correlationId }],
+      typedSearchAttributes: [{ key: TENANT_ID, value: who.tenantId }],
+    });
+    return { challengeId, expiresAt };
+  }
+
+  /** Asks the challenge workflow; only a keyed MAC of the typed code leaves this process. */
+  async function verifyEmailCode(
+    who: { identityId: string; tenantId: string; purpose: EmailChallengePurpose },
+    challengeId: string,
+    code: string,
+    rejectAs: ProblemType = 'invalid-second-factor',
+  ): Promise<void> {
+    const result = await deps.workflows.update(emailChallengeWorkflowId(challengeId), verifyCodeUpdate, {
+      ...who,
+      codeMac: deps.factorSecrets.emailCodeMac(challengeId, code),
+    });
+    if (result === 'VERIFIED') return;
+    throw new AppError(rejectAs, result === null ? 'No open challenge has this id; request a new code' : WRONG_CODE_DETAIL[result]);
+  }
+
+  /** A code within ±1 step, and later than every step this identity used before: single use. */
+  async function verifyTotpCode(identity: FactorHolder, code: string, rejectAs: ProblemType = 'invalid-second-factor'): Promise<void> {
+    if (!identity.totpSecretEncrypted) throw new AppError('second-factor-state', 'No authenticator is enabled');
+    const secret = deps.factorSecrets.decrypt('totp-secret', identity.totpSecretEncrypted);
+    const step = matchTotpStep(secret, code, Date.now());
+    if (step === null) throw new AppError(rejectAs, 'The authenticator code is wrong or out of time');
+    if (!(await spendTotpStep(db, identity.id, step))) {
+      throw new AppError(rejectAs, 'This authenticator code was already used; wait for the next one');
+    }
+  }
+
+  /** Compares against every unused code (salted hashes cannot be looked up) and spends the match once. */
+  async function verifyRecoveryCode(identity: FactorHolder, input: string, rejectAs: ProblemType = 'invalid-second-factor'): Promise<void> {
+    if (!identity.totpSecretEncrypted) throw new AppError('second-factor-state', 'No authenticator is enabled');
+    const canonical = canonicalRecoveryCode(input);
+    const candidates = canonical ? await liveRecoveryCodes(db, identity.id) : [];
+    const matches = await Promise.all(candidates.map((c) => recoveryCodeMatches(canonical!, c.codeHash)));
+    const match = candidates.find((_, i) => matches[i]);
+    if (!match || !(await spendRecoveryCode(db, identity.id, match.id))) {
+      throw new AppError(rejectAs, 'The recovery code is wrong or already used');
+    }
+  }
+
+  return { takeAttempt, guardedCheck, verifyCurrentPassword, startEmailChallenge, verifyEmailCode, verifyTotpCode, verifyRecoveryCode };
+}

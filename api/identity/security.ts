@@ -1,0 +1,223 @@
+import type { Sequelize } from 'sequelize';
+import QRCode from 'qrcode';
+import { Identity } from '../../db/models';
+import { withTenant, type Tx } from '../../db/connection';
+import {
+  confirmTotpEnrollment,
+  createTotpEnrollment,
+  disableTotp as disableAuthenticator,
+  findPendingEnrollment,
+  loadFactorState,
+  replaceRecoveryCodes,
+  revokeIdentitySessions,
+  setEmailFactor,
+  updatePasswordHash,
+  type FactorState,
+} from '../../db/repositories/identity/second-factors';
+import { AppError } from '../../core/problems';
+import type { AuditAction } from '../../core/audit-actions';
+import type { Config } from '../../core/config';
+import type { FactorSecrets } from '../../core/factor-secrets';
+import type { PasswordHasher } from '../../core/passwords';
+import { matchTotpStep, newTotpSecret, otpauthUri } from '../../core/totp';
+import { hashRecoveryCode, newRecoveryCode, RECOVERY_CODE_COUNT } from '../../core/recovery-codes';
+import type { Principal, RequestContext } from '../http/context';
+import type { Schemas } from '../http/operation-handler';
+import { recordCallerEvent } from '../audit/caller-events';
+import type { SecondFactorService } from './second-factors';
+import type { EmailChallengeResponse } from './login';
+import { assertNewPassword, assertPasswordWithinBytes } from './password-rules';
+
+type SecurityStatus = Schemas['SecurityStatus'];
+
+export interface SecurityServiceDeps {
+  db: Sequelize;
+  hasher: PasswordHasher;
+  factors: SecondFactorService;
+  factorSecrets: FactorSecrets;
+  settings: Config['secondFactors'];
+  emailDeliveryAvailable: boolean;
+}
+
+const CHANGE_PASSWORD_MIN_CHARACTERS = 12;
+
+/** The caller's own second factors and password (GET /me/security and the operations under it). */
+export function createSecurity(deps: SecurityServiceDeps) {
+  const { db, factors, factorSecrets, settings } = deps;
+
+  function statusOf(state: FactorState): SecurityStatus {
+    const totpEnabled = state.totpSecretEncrypted !== null;
+    return {
+      channel: totpEnabled ? 'TOTP' : state.emailFactorEnabled ? 'EMAIL' : 'NONE',
+      email2faEnabled: state.emailFactorEnabled,
+      emailDeliveryAvailable: deps.emailDeliveryAvailable,
+      totpAvailable: true,
+      totpEnabled,
+      recoveryCodesRemaining: state.recoveryCodesRemaining,
+    };
+  }
+
+  async function identityOf(principal: Principal) {
+    const identity = await Identity.findByPk(principal.identityId);
+    if (!identity) throw new AppError('not-found', 'The identity no longer exists');
+    return identity;
+  }
+
+  /** Re-authenticates the caller: every security change needs the current password. */
+  async function reauthenticate(principal: Principal, currentPassword: string) {
+    assertPasswordWithinBytes('currentPassword', currentPassword);
+    const identity = await identityOf(principal);
+    await factors.verifyCurrentPassword(identity, currentPassword);
+    return identity;
+  }
+
+  /** Commits a security change and its audit event together, in the caller's workspace. */
+  function audited<T>(
+    principal: Principal,
+    ctx: RequestContext,
+    action: AuditAction,
+    change: (tx: Tx) => Promise<T>,
+    details: (result: T) => string = () => '',
+  ): Promise<T> {
+    return withTenant(db, principal.tenantId, async (tx) => {
+      const result = await change(tx);
+      await recordCallerEvent(tx, principal, ctx, { action, subjectType: 'IDENTITY', subjectId: principal.identityId, details: details(result) });
+      return result;
+    });
+  }
+
+  async function getSecurityStatus(principal: Principal): Promise<SecurityStatus> {
+    return statusOf(await loadFactorState(db, principal.identityId));
+  }
+
+  async function newRecoveryCodes(): Promise<{ codes: string[]; hashes: string[] }> {
+    const codes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
+    const hashes = await Promise.all(codes.map((c) => hashRecoveryCode(c, settings.recoveryCodeScryptLogN)));
+    return { codes, hashes };
+  }
+
+  async function challengeEmailFactorSetting(
+    principal: Principal,
+    body: Schemas['SettingChallenge'],
+    ctx: RequestContext,
+  ): Promise<EmailChallengeResponse> {
+    const identity = await reauthenticate(principal, body.currentPassword);
+    if (body.purpose === 'ENABLE' && identity.emailFactorEnabled) throw new AppError('second-factor-state', 'Email codes are already on');
+    if (body.purpose === 'DISABLE' && !identity.emailFactorEnabled) throw new AppError('second-factor-state', 'Email codes are already off');
+    const purpose = body.purpose === 'ENABLE' ? 'ENABLE_EMAIL_FACTOR' : 'DISABLE_EMAIL_FACTOR';
+    const challenge = await factors.startEmailChallenge({ identityId: principal.identityId, tenantId: principal.tenantId, purpose }, ctx);
+    return { channel: 'EMAIL', ...challenge };
+  }
+
+  async function confirmEmailFactorSetting(
+    principal: Principal,
+    body: Schemas['SettingConfirmation'],
+    ctx: RequestContext,
+  ): Promise<SecurityStatus> {
+    const identity = await reauthenticate(principal, body.currentPassword);
+    // A challenge was issued for the opposite of the current state; the workflow rejects any other purpose.
+    const enable = !identity.emailFactorEnabled;
+    const purpose = enable ? 'ENABLE_EMAIL_FACTOR' : 'DISABLE_EMAIL_FACTOR';
+    await factors.guardedCheck(principal.identityId, 'EMAIL_CODE', () =>
+      factors.verifyEmailCode({ identityId: principal.identityId, tenantId: principal.tenantId, purpose }, body.challengeId, body.code, 'second-factor-code-incorrect'),
+    );
+    await audited(principal, ctx, enable ? 'auth.email-factor.enabled' : 'auth.email-factor.disabled', async (tx) => {
+      if (!(await setEmailFactor(tx, principal.identityId, enable))) throw new AppError('second-factor-state', 'The email factor changed meanwhile');
+    });
+    return getSecurityStatus(principal);
+  }
+
+  async function setupTotp(principal: Principal, body: Schemas['SetupRequest']): Promise<Schemas['SetupResponse']> {
+    const identity = await reauthenticate(principal, body.currentPassword);
+    if (identity.totpSecretEncrypted) throw new AppError('second-factor-state', 'An authenticator is already on; disable it first');
+    const secret = newTotpSecret();
+    const { enrollmentId, expiresAt } = await createTotpEnrollment(db, identity.id, {
+      secretEncrypted: factorSecrets.encrypt('totp-secret', secret),
+      ttlSeconds: settings.totpEnrollmentTtlSeconds,
+    });
+    const uri = otpauthUri({ issuer: settings.issuer, account: identity.email, secret });
+    return { enrollmentId, expiresAt: expiresAt.toISOString(), secret, otpauthUri: uri, qrDataUrl: await QRCode.toDataURL(uri) };
+  }
+
+  async function confirmTotp(principal: Principal, body: Schemas['ConfirmRequest'], ctx: RequestContext): Promise<Schemas['RecoveryResponse']> {
+    const identity = await reauthenticate(principal, body.currentPassword);
+    if (identity.totpSecretEncrypted) throw new AppError('second-factor-state', 'An authenticator is already on');
+    const sealed = await findPendingEnrollment(db, identity.id, body.enrollmentId);
+    if (!sealed) throw new AppError('not-found', 'No pending authenticator enrolment has this id; it may have expired');
+    let step: number | null = null;
+    await factors.guardedCheck(identity.id, 'TOTP', async () => {
+      step = matchTotpStep(factorSecrets.decrypt('totp-secret', sealed), body.code, Date.now());
+      if (step === null) throw new AppError('second-factor-code-incorrect', 'The authenticator code is wrong or out of time');
+    });
+    const { codes, hashes } = await newRecoveryCodes();
+    await audited(principal, ctx, 'auth.totp.enabled', async (tx) => {
+      // The confirming step is spent, so the enrolment code cannot also log in.
+      if (!(await confirmTotpEnrollment(tx, identity.id, { enrollmentId: body.enrollmentId, step: step! }))) {
+        throw new AppError('second-factor-state', 'The enrolment was confirmed or replaced meanwhile');
+      }
+      await replaceRecoveryCodes(tx, identity.id, hashes);
+    });
+    return { recoveryCodes: codes };
+  }
+
+  async function disableTotp(
+    principal: Principal,
+    body: Schemas['DisableRequest'],
+    ctx: RequestContext,
+  ): Promise<SecurityStatus> {
+    if ((body.code === undefined) === (body.recoveryCode === undefined)) {
+      throw new AppError('validation', 'Send exactly one of code and recoveryCode', {
+        errors: [{ path: '/body', message: 'must have exactly one of code, recoveryCode' }],
+      });
+    }
+    const identity = await reauthenticate(principal, body.currentPassword);
+    if (!identity.totpSecretEncrypted) throw new AppError('second-factor-state', 'No authenticator is on');
+    await factors.guardedCheck(identity.id, body.code !== undefined ? 'TOTP' : 'RECOVERY_CODE', () =>
+      body.code !== undefined
+        ? factors.verifyTotpCode(identity, body.code, 'second-factor-code-incorrect')
+        : factors.verifyRecoveryCode(identity, body.recoveryCode!, 'second-factor-code-incorrect'),
+    );
+    await audited(principal, ctx, 'auth.totp.disabled', (tx) => disableAuthenticator(tx, principal.identityId));
+    return getSecurityStatus(principal);
+  }
+
+  async function regenerateRecoveryCodes(principal: Principal, body: Schemas['SetupRequest'], ctx: RequestContext): Promise<Schemas['RecoveryResponse']> {
+    const identity = await reauthenticate(principal, body.currentPassword);
+    if (!identity.totpSecretEncrypted) throw new AppError('second-factor-state', 'Recovery codes exist only with an authenticator');
+    const { codes, hashes } = await newRecoveryCodes();
+    await audited(principal, ctx, 'auth.recovery-codes.regenerated', (tx) => replaceRecoveryCodes(tx, identity.id, hashes));
+    return { recoveryCodes: codes };
+  }
+
+  async function changePassword(
+    principal: Principal,
+    body: Schemas['PasswordChange'],
+    ctx: RequestContext,
+  ): Promise<void> {
+    assertNewPassword(body.newPassword, body.confirmPassword, CHANGE_PASSWORD_MIN_CHARACTERS, 'newPassword');
+    const identity = await reauthenticate(principal, body.currentPassword);
+    const passwordHash = await deps.hasher.hash(body.newPassword);
+    await audited(
+      principal,
+      ctx,
+      'auth.password.changed',
+      async (tx) => {
+        await updatePasswordHash(tx, identity.id, passwordHash);
+        // Every other session of this person ends, in every workspace: whoever knew the old password is out.
+        return revokeIdentitySessions(tx, identity.id, { keepSessionId: principal.sessionId, reason: 'PASSWORD_CHANGED' });
+      },
+      (ended) => `${ended.length} other session(s) ended`,
+    );
+  }
+
+  return {
+    getSecurityStatus,
+    challengeEmailFactorSetting,
+    confirmEmailFactorSetting,
+    setupTotp,
+    confirmTotp,
+    disableTotp,
+    regenerateRecoveryCodes,
+    changePassword,
+  };
+}

@@ -1,0 +1,283 @@
+import { randomUUID, createHash } from 'node:crypto';
+import { UniqueConstraintError, DatabaseError, type Sequelize } from 'sequelize';
+import { withTenant, type Tx } from '../../db/connection';
+import {
+  findEntry,
+  linesOf,
+  listEntries,
+  postEntry,
+  postingContext,
+  type EntryRow,
+  type LedgerScope,
+  type LineRow,
+  type NewLine,
+} from '../../db/repositories/ledger/journal';
+import { AppError } from '../../core/problems';
+import { formatMinorUnits, numericToMinorUnits, toMinorUnits } from '../../core/money';
+import type { AuditAction } from '../../core/audit-actions';
+import type { Principal, RequestContext } from '../http/context';
+import type { Schemas } from '../http/operation-handler';
+import { pageOf, type PageQuery } from '../http/pages';
+import { recordCallerEvent } from '../audit/caller-events';
+import type { CompanyScopes } from '../organisation/company-scope';
+
+type JournalEntryCreate = Schemas['JournalEntryCreate'];
+type JournalEntry = Schemas['JournalEntry'];
+
+const money = (numeric: string) => formatMinorUnits(numericToMinorUnits(numeric));
+
+function toJournalEntry(row: EntryRow, lines: LineRow[]): JournalEntry {
+  return {
+    id: row.id,
+    number: Number(row.number),
+    entryDate: row.entry_date,
+    description: row.description,
+    reference: row.reference,
+    lines: lines.map((l) => ({
+      lineNo: l.line_no,
+      accountCode: l.account_code,
+      subaccountId: l.subaccount_id,
+      debit: money(l.debit),
+      credit: money(l.credit),
+      memo: l.memo,
+    })),
+    totalDebit: money(row.total_debit),
+    totalCredit: money(row.total_credit),
+    reversalOf: row.reversal_of,
+    reversedBy: row.reversed_by,
+    postedAt: row.posted_at.toISOString(),
+    postedByMembershipId: row.posted_by_membership_id,
+    correlationId: row.correlation_id,
+  };
+}
+
+/** What identifies a request's content: the same requestId with other content is a 409, never a second entry. */
+function requestHash(content: unknown): string {
+  return createHash('sha256').update(JSON.stringify(content)).digest('hex');
+}
+
+interface PreparedEntry {
+  entryDate: string;
+  description: string;
+  reference: string | null;
+  lines: NewLine[];
+  total: bigint;
+  hash: string;
+  reversalOf: string | null;
+}
+
+/** An entry's totals are NUMERIC(20,2): at most 18 digits before the point. */
+const MAX_ENTRY_TOTAL = 10n ** 20n - 1n;
+
+/** Checks the arithmetic of an entry: one positive side per line, and debits equal credits, exactly. */
+function prepareEntry(input: JournalEntryCreate): PreparedEntry {
+  let debits = 0n;
+  let credits = 0n;
+  const lines = input.lines.map((line, i): NewLine => {
+    const debit = toMinorUnits(line.debit);
+    const credit = toMinorUnits(line.credit);
+    if ((debit > 0n) === (credit > 0n)) {
+      throw new AppError('validation', `Line ${i + 1} must have exactly one of debit and credit above zero`, {
+        errors: [{ path: `/body/lines/${i}`, message: 'must have exactly one of debit and credit above zero' }],
+      });
+    }
+    debits += debit;
+    credits += credit;
+    return {
+      lineNo: i + 1,
+      accountCode: line.accountCode,
+      subaccountId: line.subaccountId ?? null,
+      debit: formatMinorUnits(debit),
+      credit: formatMinorUnits(credit),
+      memo: line.memo ?? null,
+    };
+  });
+  if (debits > MAX_ENTRY_TOTAL || credits > MAX_ENTRY_TOTAL) {
+    throw new AppError('validation', `The entry's totals exceed ${formatMinorUnits(MAX_ENTRY_TOTAL)}, the most an entry can hold`, {
+      errors: [{ path: '/body/lines', message: `totals must not exceed ${formatMinorUnits(MAX_ENTRY_TOTAL)}` }],
+    });
+  }
+  if (debits !== credits) {
+    throw new AppError('entry-unbalanced', `Debits ${formatMinorUnits(debits)} do not equal credits ${formatMinorUnits(credits)}`, {
+      totalDebit: formatMinorUnits(debits),
+      totalCredit: formatMinorUnits(credits),
+    });
+  }
+  const content = { entryDate: input.entryDate, description: input.description, reference: input.reference ?? null, lines };
+  return { ...content, total: debits, hash: requestHash(content), reversalOf: null };
+}
+
+function isPostgresError(err: unknown, code: string): boolean {
+  return err instanceof DatabaseError && (err.original as { code?: string }).code === code;
+}
+
+/** Posting, reversing and reading journal entries. */
+export function createJournalEntries({ db, companies }: { db: Sequelize; companies: CompanyScopes }) {
+  const scopeOf = (principal: Principal, legalEntityId: string): LedgerScope => ({ tenantId: principal.tenantId, legalEntityId });
+
+  async function loadEntry(tx: Tx, scope: LedgerScope, by: { id: string } | { requestId: string }): Promise<JournalEntry | null> {
+    const row = await findEntry(tx, scope, by);
+    return row ? toJournalEntry(row, await linesOf(tx, scope, [row.id])) : null;
+  }
+
+  /** The entry a requestId already produced, when its content matches; 409 when it does not. */
+  async function replayOf(tx: Tx, scope: LedgerScope, requestId: string, hash: string): Promise<JournalEntry | null> {
+    const row = await findEntry(tx, scope, { requestId });
+    if (!row) return null;
+    if (row.request_hash !== hash) throw new AppError('request-id-reused', 'This requestId was used for a different entry');
+    return toJournalEntry(row, await linesOf(tx, scope, [row.id]));
+  }
+
+  /**
+   * The company, the requestId and the chart, checked in one round trip before anything is written. The
+   * posting path checks the company here rather than through the company scope: one query instead of two
+   * on the ledger's hottest path.
+   */
+  async function checkPosting(tx: Tx, scope: LedgerScope, requestId: string, lines: NewLine[]): Promise<{ replayed: boolean }> {
+    const context = await postingContext(tx, scope, {
+      requestId,
+      codes: [...new Set(lines.map((l) => l.accountCode))],
+      subaccountIds: [...new Set(lines.flatMap((l) => (l.subaccountId ? [l.subaccountId] : [])))],
+    });
+    if (!context.company) throw new AppError('not-found', 'No company with this id in your workspace');
+    if (context.replayed) return { replayed: true };
+    if (context.company.archived) throw new AppError('company-archived', 'The company is archived; its ledger is read-only');
+    const errors = lines.flatMap((l, i) => {
+      if (!context.knownCodes.has(l.accountCode)) return [{ path: `/body/lines/${i}/accountCode`, message: `no account ${l.accountCode} in this company's chart` }];
+      if (l.subaccountId && context.subaccountParents.get(l.subaccountId) !== l.accountCode) {
+        return [{ path: `/body/lines/${i}/subaccountId`, message: `not a subaccount of ${l.accountCode} in this company` }];
+      }
+      return [];
+    });
+    if (errors.length > 0) throw new AppError('unknown-account', errors.map((e) => e.message).join('; '), { errors });
+    return { replayed: false };
+  }
+
+  /** Posts a prepared entry in one transaction with its audit event; idempotent per requestId. */
+  async function commitEntry(
+    principal: Principal,
+    scope: LedgerScope,
+    requestId: string,
+    prepared: PreparedEntry,
+    ctx: RequestContext,
+    check: (tx: Tx) => Promise<void>,
+    action: AuditAction,
+  ): Promise<{ entry: JournalEntry; created: boolean }> {
+    try {
+      return await withTenant(db, scope.tenantId, async (tx) => {
+        if ((await checkPosting(tx, scope, requestId, prepared.lines)).replayed) {
+          return { entry: (await replayOf(tx, scope, requestId, prepared.hash))!, created: false };
+        }
+        await check(tx);
+        const id = randomUUID();
+        // The audit event first: the company's ledger row is held only from the posting statement to commit.
+        await recordCallerEvent(tx, principal, ctx, {
+          action,
+          subjectType: 'JOURNAL_ENTRY',
+          subjectId: id,
+          details: `dated ${prepared.entryDate}, ${prepared.lines.length} lines, total ${formatMinorUnits(prepared.total)}`,
+        });
+        const { number, lockedThrough, postedAt } = await postEntry(
+          tx,
+          scope,
+          {
+            id,
+            entryDate: prepared.entryDate,
+            description: prepared.description,
+            reference: prepared.reference,
+            requestId,
+            requestHash: prepared.hash,
+            reversalOf: prepared.reversalOf,
+            total: formatMinorUnits(prepared.total),
+            postedByMembershipId: principal.membershipId,
+            correlationId: ctx.correlationId,
+          },
+          prepared.lines,
+        );
+        if (!postedAt) {
+          throw new AppError('period-closed', `The ledger is closed through ${lockedThrough}; date the entry after it`, { closedThrough: lockedThrough });
+        }
+        const entry: JournalEntry = {
+          id,
+          number,
+          entryDate: prepared.entryDate,
+          description: prepared.description,
+          reference: prepared.reference,
+          lines: prepared.lines.map(({ lineNo, accountCode, subaccountId, debit, credit, memo }) => ({ lineNo, accountCode, subaccountId, debit, credit, memo })),
+          totalDebit: formatMinorUnits(prepared.total),
+          totalCredit: formatMinorUnits(prepared.total),
+          reversalOf: prepared.reversalOf,
+          reversedBy: null,
+          postedAt: postedAt.toISOString(),
+          postedByMembershipId: principal.membershipId,
+          correlationId: ctx.correlationId,
+        };
+        return { entry, created: true };
+      });
+    } catch (err) {
+      if (err instanceof UniqueConstraintError) {
+        // A concurrent request won: the same requestId (answer with its entry) or the same reversal target.
+        const replay = await withTenant(db, scope.tenantId, (tx) => replayOf(tx, scope, requestId, prepared.hash));
+        if (replay) return { entry: replay, created: false };
+        if (prepared.reversalOf) throw new AppError('entry-already-reversed', 'The entry was reversed by another request');
+      }
+      if (isPostgresError(err, 'P0C10')) throw new AppError('period-closed', 'The period of this date is closed or closing');
+      throw err;
+    }
+  }
+
+  async function postJournalEntry(principal: Principal, legalEntityId: string, input: JournalEntryCreate, ctx: RequestContext) {
+    const prepared = prepareEntry(input);
+    return commitEntry(principal, scopeOf(principal, legalEntityId), input.requestId, prepared, ctx, async () => undefined, 'ledger.entry.posted');
+  }
+
+  async function reverseJournalEntry(principal: Principal, legalEntityId: string, entryId: string, input: Schemas['ReversalCreate'], ctx: RequestContext) {
+    const scope = scopeOf(principal, legalEntityId);
+    const original = await companies.read(principal, legalEntityId, (tx) => loadEntry(tx, scope, { id: entryId }));
+    if (!original) throw new AppError('not-found', 'No journal entry with this id in this company');
+    const lines: NewLine[] = original.lines.map((l) => ({ ...l, debit: l.credit, credit: l.debit }));
+    const content = { reversalOf: original.id, entryDate: input.entryDate, reason: input.reason };
+    const prepared: PreparedEntry = {
+      entryDate: input.entryDate,
+      description: `Reversal of entry #${original.number}: ${input.reason}`.slice(0, 500),
+      reference: original.reference,
+      lines,
+      total: toMinorUnits(original.totalDebit),
+      hash: requestHash(content),
+      reversalOf: original.id,
+    };
+    const check = async (tx: Tx) => {
+      const current = await findEntry(tx, scope, { id: original.id });
+      if (current!.reversal_of) throw new AppError('entry-not-reversible', 'A reversal is never itself reversed');
+      if (current!.reversed_by) throw new AppError('entry-already-reversed', `The entry is already reversed by ${current!.reversed_by}`, { reversedBy: current!.reversed_by });
+      if (input.entryDate < original.entryDate) {
+        throw new AppError('validation', 'A reversal cannot be dated before the entry it reverses', {
+          errors: [{ path: '/body/entryDate', message: `must be on or after ${original.entryDate}` }],
+        });
+      }
+    };
+    return commitEntry(principal, scope, input.requestId, prepared, ctx, check, 'ledger.entry.reversed');
+  }
+
+  async function getJournalEntry(principal: Principal, legalEntityId: string, entryId: string): Promise<JournalEntry> {
+    const entry = await companies.read(principal, legalEntityId, (tx, scope) => loadEntry(tx, scope, { id: entryId }));
+    if (!entry) throw new AppError('not-found', 'No journal entry with this id in this company');
+    return entry;
+  }
+
+  async function listJournalEntries(
+    principal: Principal,
+    legalEntityId: string,
+    filter: PageQuery & { dateFrom?: string; dateTo?: string; accountCode?: string },
+  ): Promise<Schemas['JournalEntryPage']> {
+    return companies.read(principal, legalEntityId, async (tx, scope) => {
+      const { rows, total } = await listEntries(tx, scope, filter);
+      const lines = await linesOf(tx, scope, rows.map((r) => r.id));
+      const byEntry = new Map<string, LineRow[]>();
+      for (const line of lines) byEntry.set(line.entry_id, [...(byEntry.get(line.entry_id) ?? []), line]);
+      return pageOf(rows.map((r) => toJournalEntry(r, byEntry.get(r.id) ?? [])), filter, total);
+    });
+  }
+
+  return { postJournalEntry, reverseJournalEntry, getJournalEntry, listJournalEntries };
+}

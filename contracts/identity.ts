@@ -1,0 +1,74 @@
+import { defineQuery, defineUpdate } from '@temporalio/workflow';
+
+// The identity workflows' contracts: names, inputs, outputs, messages and the activities they call.
+// Imported by the API (which starts and talks to the workflows), the workflows and the activities.
+// Inputs and outputs carry ids only: no password, proof, code or hash ever enters workflow history.
+
+// ── registration proof: mails a one-time proof for an email ────────────────────────────────────────
+export const REGISTRATION_PROOF_WORKFLOW = 'registrationProofWorkflow';
+
+export interface RegistrationProofInput {
+  proofId: string;
+  email: string;
+  correlationId: string;
+}
+export type RegistrationProofResult = { mailed: boolean };
+export type RegistrationProofWorkflow = (input: RegistrationProofInput) => Promise<RegistrationProofResult>;
+
+// ── registration: turns a proof into an identity and a workspace ───────────────────────────────────
+export const REGISTRATION_WORKFLOW = 'registrationWorkflow';
+
+export interface RegistrationInput {
+  proofId: string;
+  attemptId: string;
+  correlationId: string;
+}
+export interface RegistrationResult {
+  tenantId: string;
+  legalEntityId: string;
+  identityId: string;
+  userId: string;
+  membershipId: string;
+  slug: string;
+}
+export type RegistrationWorkflow = (input: RegistrationInput) => Promise<RegistrationResult>;
+
+export interface RegistrationActivities {
+  issueRegistrationProof(input: RegistrationProofInput): Promise<RegistrationProofResult>;
+  completeRegistration(input: RegistrationInput): Promise<RegistrationResult>;
+}
+
+// ── email challenge: one emailed second-factor code ───────────────────────────────────────────────
+export const EMAIL_CHALLENGE_WORKFLOW = 'emailChallengeWorkflow';
+
+export type EmailChallengePurpose = 'LOGIN' | 'ENABLE_EMAIL_FACTOR' | 'DISABLE_EMAIL_FACTOR';
+
+export interface EmailChallengeInput {
+  challengeId: string;
+  identityId: string;
+  tenantId: string;
+  purpose: EmailChallengePurpose;
+  expiresAt: string;
+  maxGuesses: number;
+  correlationId: string;
+}
+export type EmailChallengeOutcome = 'VERIFIED' | 'GUESSES_EXHAUSTED' | 'EXPIRED';
+export type EmailChallengeWorkflow = (input: EmailChallengeInput) => Promise<EmailChallengeOutcome>;
+
+/** What a verifier sends: who asks, for what, and a keyed MAC of the typed code (never the code). */
+export interface VerifyCodeRequest {
+  identityId: string;
+  tenantId: string;
+  purpose: EmailChallengePurpose;
+  codeMac: string;
+}
+export type VerifyCodeResult = 'VERIFIED' | 'WRONG_CODE' | 'GUESSES_EXHAUSTED' | 'EXPIRED' | 'ALREADY_USED';
+
+export const verifyCodeUpdate = defineUpdate<VerifyCodeResult, [VerifyCodeRequest]>('verifyCode');
+export const challengeStateQuery = defineQuery<{ guesses: number; outcome: EmailChallengeOutcome | null }>('state');
+
+export interface EmailChallengeActivities {
+  /** Mails the challenge's code and answers only its keyed MAC. */
+  mailEmailChallengeCode(input: { challengeId: string; identityId: string; purpose: EmailChallengePurpose; correlationId: string }): Promise<string>;
+  forgetEmailChallengeCode(input: { challengeId: string }): Promise<void>;
+}

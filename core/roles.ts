@@ -1,0 +1,17 @@
+// The roles every workspace is created with; which permissions each holds by default comes from the
+// OpenAPI document's x-default-roles.
+
+export const ROLE_CODES = ['ADMIN', 'ACCOUNTANT', 'MANAGER', 'EMPLOYEE', 'VIEWER'] as const;
+export type RoleCode = (typeof ROLE_CODES)[number];
+
+export const ROLE_NAMES: Record<RoleCode, string> = {
+  ADMIN: 'Administrator',
+  ACCOUNTANT: 'Accountant',
+  MANAGER: 'Manager',
+  EMPLOYEE: 'Employee',
+  VIEWER: 'Viewer',
+};
+
+export function isRoleCode(value: string): value is RoleCode {
+  return (ROLE_CODES as readonly string[]).includes(value);
+}

@@ -1,0 +1,106 @@
+import { DataTypes, Model, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Sequelize } from 'sequelize';
+import type { components } from '../../contracts/openapi';
+
+type AccountType = components['schemas']['AccountType'];
+
+/** The chart shared by every tenant; read-only to the application role (it changes only through migrations). */
+export class GlobalAccount extends Model<InferAttributes<GlobalAccount>, InferCreationAttributes<GlobalAccount>> {
+  declare code: string;
+  declare name: string;
+  declare type: AccountType;
+}
+
+/** custom = false: overrides a global account's name and enabled (type null); custom = true: the company's own account. */
+export class CompanyAccount extends Model<InferAttributes<CompanyAccount>, InferCreationAttributes<CompanyAccount>> {
+  declare tenantId: string;
+  declare legalEntityId: string;
+  declare code: string;
+  declare custom: boolean;
+  declare name: string;
+  declare type: AccountType | null;
+  declare enabled: boolean;
+  declare version: string;
+  declare createdAt: CreationOptional<Date>;
+  declare updatedAt: CreationOptional<Date>;
+}
+
+export class CompanySubaccount extends Model<InferAttributes<CompanySubaccount>, InferCreationAttributes<CompanySubaccount>> {
+  declare tenantId: string;
+  declare id: string;
+  declare legalEntityId: string;
+  declare parentCode: string;
+  declare code: string;
+  declare name: string;
+  declare enabled: boolean;
+  declare version: string;
+  declare createdAt: CreationOptional<Date>;
+  declare updatedAt: CreationOptional<Date>;
+}
+
+export class CompanyAccountingSettings extends Model<
+  InferAttributes<CompanyAccountingSettings>,
+  InferCreationAttributes<CompanyAccountingSettings>
+> {
+  declare tenantId: string;
+  declare legalEntityId: string;
+  declare depreciationMethod: 'STRAIGHT_LINE';
+  declare inventoryValuationMethod: 'FIFO';
+  declare taxRegime: 'GENERAL' | 'SIMPLIFIED';
+  declare vatRate: string;
+  declare version: string;
+  declare updatedAt: CreationOptional<Date>;
+}
+
+export function initAccountingModels(sequelize: Sequelize): void {
+  GlobalAccount.init(
+    {
+      code: { type: DataTypes.TEXT, primaryKey: true },
+      name: { type: DataTypes.TEXT, allowNull: false },
+      type: { type: DataTypes.TEXT, allowNull: false },
+    },
+    { sequelize, tableName: 'global_accounts' },
+  );
+  CompanyAccount.init(
+    {
+      tenantId: { type: DataTypes.UUID, primaryKey: true },
+      legalEntityId: { type: DataTypes.UUID, primaryKey: true },
+      code: { type: DataTypes.TEXT, primaryKey: true },
+      custom: { type: DataTypes.BOOLEAN, allowNull: false },
+      name: { type: DataTypes.TEXT, allowNull: false },
+      type: DataTypes.TEXT,
+      enabled: { type: DataTypes.BOOLEAN, allowNull: false },
+      version: { type: DataTypes.BIGINT, allowNull: false },
+      createdAt: { type: DataTypes.DATE, defaultValue: DataTypes.NOW },
+      updatedAt: { type: DataTypes.DATE, defaultValue: DataTypes.NOW },
+    },
+    { sequelize, tableName: 'company_accounts' },
+  );
+  CompanySubaccount.init(
+    {
+      tenantId: { type: DataTypes.UUID, primaryKey: true },
+      id: { type: DataTypes.UUID, primaryKey: true },
+      legalEntityId: { type: DataTypes.UUID, allowNull: false },
+      parentCode: { type: DataTypes.TEXT, allowNull: false },
+      code: { type: DataTypes.TEXT, allowNull: false },
+      name: { type: DataTypes.TEXT, allowNull: false },
+      enabled: { type: DataTypes.BOOLEAN, allowNull: false },
+      version: { type: DataTypes.BIGINT, allowNull: false },
+      createdAt: { type: DataTypes.DATE, defaultValue: DataTypes.NOW },
+      updatedAt: { type: DataTypes.DATE, defaultValue: DataTypes.NOW },
+    },
+    { sequelize, tableName: 'company_subaccounts' },
+  );
+  CompanyAccountingSettings.init(
+    {
+      tenantId: { type: DataTypes.UUID, primaryKey: true },
+      legalEntityId: { type: DataTypes.UUID, primaryKey: true },
+      depreciationMethod: { type: DataTypes.TEXT, allowNull: false },
+      inventoryValuationMethod: { type: DataTypes.TEXT, allowNull: false },
+      taxRegime: { type: DataTypes.TEXT, allowNull: false },
+      vatRate: { type: DataTypes.DECIMAL(5, 2), allowNull: false },
+      version: { type: DataTypes.BIGINT, allowNull: false },
+      updatedAt: { type: DataTypes.DATE, defaultValue: DataTypes.NOW },
+    },
+    { sequelize, tableName: 'company_accounting_settings' },
+  );
+}

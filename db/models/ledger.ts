@@ -1,0 +1,154 @@
+import { DataTypes, Model, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Sequelize } from 'sequelize';
+
+/** Per-company entry counter and closing cut-off; never deleted (the application role has no DELETE grant). */
+export class LedgerState extends Model<InferAttributes<LedgerState>, InferCreationAttributes<LedgerState>> {
+  declare tenantId: string;
+  declare legalEntityId: string;
+  declare nextEntryNumber: CreationOptional<string>;
+  declare lockedThrough: CreationOptional<string | null>;
+  declare lastClosedDate: CreationOptional<string | null>;
+}
+
+/** Rows are never updated or deleted; the database rejects both. */
+export class JournalEntry extends Model<InferAttributes<JournalEntry>, InferCreationAttributes<JournalEntry>> {
+  declare tenantId: string;
+  declare id: string;
+  declare legalEntityId: string;
+  declare number: string;
+  declare entryDate: string;
+  declare description: string;
+  declare reference: string | null;
+  declare requestId: string;
+  declare requestHash: string;
+  declare reversalOf: string | null;
+  declare totalDebit: string;
+  declare totalCredit: string;
+  declare lineCount: number;
+  declare postedAt: CreationOptional<Date>;
+  declare postedByMembershipId: string | null;
+  declare correlationId: string;
+}
+
+/** Rows are never updated or deleted; the database rejects both. */
+export class JournalLine extends Model<InferAttributes<JournalLine>, InferCreationAttributes<JournalLine>> {
+  declare tenantId: string;
+  declare entryId: string;
+  declare lineNo: number;
+  declare legalEntityId: string;
+  declare entryDate: string;
+  declare accountCode: string;
+  declare subaccountId: string | null;
+  declare debit: string;
+  declare credit: string;
+  declare memo: string | null;
+}
+
+/** Updated as the close runs, never deleted (the application role has no DELETE grant). */
+export class PeriodClose extends Model<InferAttributes<PeriodClose>, InferCreationAttributes<PeriodClose>> {
+  declare tenantId: string;
+  declare id: string;
+  declare legalEntityId: string;
+  declare closeDate: string;
+  declare requestId: string;
+  declare status: 'RUNNING' | 'COMPLETED' | 'FAILED';
+  declare failureReason: CreationOptional<string | null>;
+  declare requestedAt: CreationOptional<Date>;
+  declare requestedByMembershipId: string | null;
+  declare completedAt: CreationOptional<Date | null>;
+  declare entryCount: CreationOptional<string | null>;
+  declare correlationId: string;
+}
+
+/** Rows are never updated or deleted; the database rejects both. No primary key: unique per close, account and subaccount. */
+export class PeriodCloseBalance extends Model<InferAttributes<PeriodCloseBalance>, InferCreationAttributes<PeriodCloseBalance>> {
+  declare tenantId: string;
+  declare closeId: string;
+  declare legalEntityId: string;
+  declare closeDate: string;
+  declare accountCode: string;
+  declare subaccountId: string | null;
+  declare debitTotal: string;
+  declare creditTotal: string;
+}
+
+export function initLedgerModels(sequelize: Sequelize): void {
+  LedgerState.init(
+    {
+      tenantId: { type: DataTypes.UUID, primaryKey: true },
+      legalEntityId: { type: DataTypes.UUID, primaryKey: true },
+      nextEntryNumber: { type: DataTypes.BIGINT, defaultValue: '1' },
+      lockedThrough: DataTypes.DATEONLY,
+      lastClosedDate: DataTypes.DATEONLY,
+    },
+    { sequelize, tableName: 'ledger_states' },
+  );
+  JournalEntry.init(
+    {
+      tenantId: { type: DataTypes.UUID, primaryKey: true },
+      id: { type: DataTypes.UUID, primaryKey: true },
+      legalEntityId: { type: DataTypes.UUID, allowNull: false },
+      number: { type: DataTypes.BIGINT, allowNull: false },
+      entryDate: { type: DataTypes.DATEONLY, allowNull: false },
+      description: { type: DataTypes.TEXT, allowNull: false },
+      reference: DataTypes.TEXT,
+      requestId: { type: DataTypes.UUID, allowNull: false },
+      requestHash: { type: DataTypes.TEXT, allowNull: false },
+      reversalOf: DataTypes.UUID,
+      totalDebit: { type: DataTypes.DECIMAL(20, 2), allowNull: false },
+      totalCredit: { type: DataTypes.DECIMAL(20, 2), allowNull: false },
+      lineCount: { type: DataTypes.INTEGER, allowNull: false },
+      // Left to the database's clock (clock_timestamp()).
+      postedAt: { type: DataTypes.DATE },
+      postedByMembershipId: DataTypes.UUID,
+      correlationId: { type: DataTypes.UUID, allowNull: false },
+    },
+    { sequelize, tableName: 'journal_entries' },
+  );
+  JournalLine.init(
+    {
+      tenantId: { type: DataTypes.UUID, primaryKey: true },
+      entryId: { type: DataTypes.UUID, primaryKey: true },
+      lineNo: { type: DataTypes.INTEGER, primaryKey: true },
+      legalEntityId: { type: DataTypes.UUID, allowNull: false },
+      entryDate: { type: DataTypes.DATEONLY, allowNull: false },
+      accountCode: { type: DataTypes.TEXT, allowNull: false },
+      subaccountId: DataTypes.UUID,
+      debit: { type: DataTypes.DECIMAL(20, 2), allowNull: false },
+      credit: { type: DataTypes.DECIMAL(20, 2), allowNull: false },
+      memo: DataTypes.TEXT,
+    },
+    { sequelize, tableName: 'journal_lines' },
+  );
+  PeriodClose.init(
+    {
+      tenantId: { type: DataTypes.UUID, primaryKey: true },
+      id: { type: DataTypes.UUID, primaryKey: true },
+      legalEntityId: { type: DataTypes.UUID, allowNull: false },
+      closeDate: { type: DataTypes.DATEONLY, allowNull: false },
+      requestId: { type: DataTypes.UUID, allowNull: false },
+      status: { type: DataTypes.TEXT, allowNull: false },
+      failureReason: DataTypes.TEXT,
+      requestedAt: { type: DataTypes.DATE, defaultValue: DataTypes.NOW },
+      requestedByMembershipId: DataTypes.UUID,
+      completedAt: DataTypes.DATE,
+      entryCount: DataTypes.BIGINT,
+      correlationId: { type: DataTypes.UUID, allowNull: false },
+    },
+    { sequelize, tableName: 'period_closes' },
+  );
+  PeriodCloseBalance.init(
+    {
+      tenantId: { type: DataTypes.UUID, allowNull: false },
+      closeId: { type: DataTypes.UUID, allowNull: false },
+      legalEntityId: { type: DataTypes.UUID, allowNull: false },
+      closeDate: { type: DataTypes.DATEONLY, allowNull: false },
+      accountCode: { type: DataTypes.TEXT, allowNull: false },
+      subaccountId: DataTypes.UUID,
+      debitTotal: { type: DataTypes.DECIMAL(22, 2), allowNull: false },
+      creditTotal: { type: DataTypes.DECIMAL(22, 2), allowNull: false },
+    },
+    { sequelize, tableName: 'period_close_balances' },
+  );
+  // The table has no primary key; without this Sequelize would add and select an `id` column.
+  PeriodCloseBalance.removeAttribute('id');
+}

@@ -1,0 +1,138 @@
+import { selectRows, type Db } from '../../connection';
+import type { components } from '../../../contracts/openapi';
+import type { CompanyScope } from '../organisation/companies';
+
+export type { CompanyScope };
+type AccountType = components['schemas']['AccountType'];
+
+// Raw SQL throughout: the company's chart is the global chart merged with the company's rows, a query over
+// two tables that the models cannot express, and its inserts are conditional on the global chart.
+
+export interface CompanyAccountRow {
+  code: string;
+  name: string;
+  type: AccountType;
+  enabled: boolean;
+  custom: boolean;
+  subaccountCount: number;
+  version: number;
+}
+
+interface RawAccount {
+  code: string;
+  name: string;
+  type: AccountType;
+  enabled: boolean;
+  custom: boolean;
+  subaccount_count: string;
+  version: string;
+}
+
+// The company's chart: every global account with the company's name/enabled override (version 0 while
+// there is none), plus the company's custom accounts. Codes never collide between the two halves.
+const COMPANY_CHART = `
+  WITH chart AS (
+    SELECT g.code, COALESCE(o.name, g.name) AS name, g.type, COALESCE(o.enabled, true) AS enabled,
+           false AS custom, COALESCE(o.version, 0) AS version
+      FROM global_accounts g
+      LEFT JOIN company_accounts o
+        ON o.tenant_id = :tenantId AND o.legal_entity_id = :legalEntityId AND o.code = g.code AND NOT o.custom
+    UNION ALL
+    SELECT c.code, c.name, c.type, c.enabled, true, c.version
+      FROM company_accounts c
+     WHERE c.tenant_id = :tenantId AND c.legal_entity_id = :legalEntityId AND c.custom
+  )`;
+
+const SUBACCOUNT_COUNT = `(SELECT count(*) FROM company_subaccounts s
+   WHERE s.tenant_id = :tenantId AND s.legal_entity_id = :legalEntityId AND s.parent_code = chart.code)`;
+
+// strpos, not LIKE: the search text is literal, so %, _ and \\ match themselves.
+const FILTER = `WHERE (:q = '' OR strpos(chart.code, :q) > 0 OR strpos(lower(chart.name), lower(:q)) > 0)
+                  AND (CAST(:type AS text) IS NULL OR chart.type = :type)`;
+
+function toRow(r: RawAccount): CompanyAccountRow {
+  return {
+    code: r.code,
+    name: r.name,
+    type: r.type,
+    enabled: r.enabled,
+    custom: r.custom,
+    subaccountCount: Number(r.subaccount_count),
+    version: Number(r.version),
+  };
+}
+
+export async function companyChartPage(
+  tx: Db,
+  scope: CompanyScope,
+  query: { q: string; type: AccountType | null; limit: number; offset: number },
+): Promise<{ rows: CompanyAccountRow[]; total: number }> {
+  const replacements = { ...scope, ...query };
+  const rows = await selectRows<RawAccount>(
+    tx,
+    `${COMPANY_CHART}
+     SELECT chart.*, ${SUBACCOUNT_COUNT} AS subaccount_count FROM chart ${FILTER}
+      ORDER BY chart.code COLLATE "C" LIMIT :limit OFFSET :offset`,
+    replacements,
+  );
+  const [count] = await selectRows<{ total: string }>(tx, `${COMPANY_CHART} SELECT count(*) AS total FROM chart ${FILTER}`, replacements);
+  return { rows: rows.map(toRow), total: Number(count!.total) };
+}
+
+export async function findCompanyAccount(tx: Db, scope: CompanyScope, code: string): Promise<CompanyAccountRow | null> {
+  const rows = await selectRows<RawAccount>(
+    tx,
+    `${COMPANY_CHART} SELECT chart.*, ${SUBACCOUNT_COUNT} AS subaccount_count FROM chart WHERE chart.code = :code`,
+    { ...scope, code },
+  );
+  return rows[0] ? toRow(rows[0]) : null;
+}
+
+/** False when the code exists in the global chart or the company's (the insert then does nothing). */
+export async function insertCustomAccount(
+  tx: Db,
+  scope: CompanyScope,
+  account: { code: string; name: string; type: AccountType; enabled: boolean },
+): Promise<boolean> {
+  const rows = await selectRows(
+    tx,
+    `INSERT INTO company_accounts (tenant_id, legal_entity_id, code, custom, name, type, enabled, version)
+     SELECT :tenantId, :legalEntityId, :code, true, :name, :type, :enabled, 1
+      WHERE NOT EXISTS (SELECT 1 FROM global_accounts WHERE code = :code)
+     ON CONFLICT DO NOTHING
+     RETURNING code`,
+    { ...scope, ...account },
+  );
+  return rows.length === 1;
+}
+
+/**
+ * Saves name and enabled when the stored version is still `expectedVersion`; returns the new version or
+ * null when it is stale. Version 0 is a global account without an override: the first save creates it,
+ * and of concurrent first saves only one insert wins.
+ */
+export async function saveAccountConfiguration(
+  tx: Db,
+  scope: CompanyScope,
+  change: { code: string; name: string; enabled: boolean; expectedVersion: number },
+): Promise<number | null> {
+  const replacements = { ...scope, ...change };
+  const rows =
+    change.expectedVersion === 0
+      ? await selectRows<{ version: string }>(
+          tx,
+          `INSERT INTO company_accounts (tenant_id, legal_entity_id, code, custom, name, type, enabled, version)
+           SELECT :tenantId, :legalEntityId, code, false, :name, NULL, :enabled, 1 FROM global_accounts WHERE code = :code
+           ON CONFLICT DO NOTHING
+           RETURNING version`,
+          replacements,
+        )
+      : await selectRows<{ version: string }>(
+          tx,
+          `UPDATE company_accounts SET name = :name, enabled = :enabled, version = version + 1, updated_at = now()
+            WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId AND code = :code AND version = :expectedVersion
+           RETURNING version`,
+          replacements,
+        );
+  return rows[0] ? Number(rows[0].version) : null;
+}

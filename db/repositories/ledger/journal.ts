@@ -1,0 +1,216 @@
+import { selectRows, type Db } from '../../connection';
+import type { CompanyScope } from '../organisation/companies';
+
+// Journal entries and lines. Entries are append-only: there is no update or delete here, and the
+// database rejects both. Rows come back as plain objects with amounts as NUMERIC strings.
+// Raw SQL throughout: the posting is one statement under the company's ledger row (counter, entry and
+// lines), and the reads join an entry with its reversal; both are the ledger's hot paths.
+
+export type LedgerScope = CompanyScope;
+
+export interface NewLine {
+  lineNo: number;
+  accountCode: string;
+  subaccountId: string | null;
+  debit: string;
+  credit: string;
+  memo: string | null;
+}
+
+export interface EntryRow {
+  id: string;
+  number: string;
+  entry_date: string;
+  description: string;
+  reference: string | null;
+  request_hash: string;
+  reversal_of: string | null;
+  reversed_by: string | null;
+  total_debit: string;
+  total_credit: string;
+  posted_at: Date;
+  posted_by_membership_id: string | null;
+  correlation_id: string;
+}
+
+export interface LineRow {
+  entry_id: string;
+  line_no: number;
+  account_code: string;
+  subaccount_id: string | null;
+  debit: string;
+  credit: string;
+  memo: string | null;
+}
+
+export interface NewEntry {
+  id: string;
+  entryDate: string;
+  description: string;
+  reference: string | null;
+  requestId: string;
+  requestHash: string;
+  reversalOf: string | null;
+  total: string;
+  postedByMembershipId: string | null;
+  correlationId: string;
+}
+
+/**
+ * Takes the company's next entry number and writes the entry and its lines, in one statement, unless the
+ * entry is dated at or before the cut-off (then nothing is written and `postedAt` is null; the caller rolls
+ * back, which returns the number). Every posting of a company passes through its ledger row and holds it
+ * until commit, so numbers are gapless and a period close that moves the cut-off waits for postings in
+ * flight, after which every later one sees it. One round trip while the row is held keeps that window short.
+ */
+export async function postEntry(
+  tx: Db,
+  scope: LedgerScope,
+  entry: NewEntry,
+  lines: NewLine[],
+): Promise<{ number: number; lockedThrough: string | null; postedAt: Date | null }> {
+  const [row] = await selectRows<{ number: string; locked_through: string | null; posted_at: Date | null }>(
+    tx,
+    `WITH counter AS (
+       INSERT INTO ledger_states AS s (tenant_id, legal_entity_id, next_entry_number) VALUES (:tenantId, :legalEntityId, 2)
+       ON CONFLICT (tenant_id, legal_entity_id) DO UPDATE SET next_entry_number = s.next_entry_number + 1
+       RETURNING s.next_entry_number - 1 AS number, s.locked_through
+     ), entry AS (
+       INSERT INTO journal_entries (tenant_id, id, legal_entity_id, number, entry_date, description, reference, request_id, request_hash,
+                                    reversal_of, total_debit, total_credit, line_count, posted_by_membership_id, correlation_id)
+       SELECT :tenantId, :id, :legalEntityId, counter.number, :entryDate, :description, :reference, :requestId, :requestHash,
+              :reversalOf, :total, :total, :lineCount, :postedByMembershipId, :correlationId
+         FROM counter WHERE counter.locked_through IS NULL OR counter.locked_through < CAST(:entryDate AS date)
+       RETURNING id, posted_at
+     ), lines AS (
+       INSERT INTO journal_lines (tenant_id, entry_id, line_no, legal_entity_id, entry_date, account_code, subaccount_id, debit, credit, memo)
+       SELECT :tenantId, entry.id, l.line_no, :legalEntityId, :entryDate, l.account_code, l.subaccount_id, l.debit, l.credit, l.memo
+         FROM entry, unnest(ARRAY[:lineNos]::int[], ARRAY[:codes]::text[], ARRAY[:subaccounts]::uuid[],
+                            ARRAY[:debits]::numeric[], ARRAY[:credits]::numeric[], ARRAY[:memos]::text[])
+              AS l(line_no, account_code, subaccount_id, debit, credit, memo)
+     )
+     SELECT counter.number, to_char(counter.locked_through, 'YYYY-MM-DD') AS locked_through, entry.posted_at
+       FROM counter LEFT JOIN entry ON true`,
+    {
+      ...scope,
+      ...entry,
+      lineCount: lines.length,
+      lineNos: lines.map((l) => l.lineNo),
+      codes: lines.map((l) => l.accountCode),
+      subaccounts: lines.map((l) => l.subaccountId),
+      debits: lines.map((l) => l.debit),
+      credits: lines.map((l) => l.credit),
+      memos: lines.map((l) => l.memo),
+    },
+  );
+  return { number: Number(row!.number), lockedThrough: row!.locked_through, postedAt: row!.posted_at };
+}
+
+const ENTRY_COLUMNS = `e.id, e.number, to_char(e.entry_date, 'YYYY-MM-DD') AS entry_date, e.description, e.reference, e.request_hash,
+  e.reversal_of, r.id AS reversed_by, e.total_debit, e.total_credit, e.posted_at, e.posted_by_membership_id, e.correlation_id`;
+const ENTRY_FROM = `journal_entries e LEFT JOIN journal_entries r ON r.tenant_id = e.tenant_id AND r.reversal_of = e.id`;
+
+export async function findEntry(tx: Db, scope: LedgerScope, by: { id: string } | { requestId: string }): Promise<EntryRow | null> {
+  const where = 'id' in by ? 'e.id = :id' : 'e.request_id = :requestId';
+  const [row] = await selectRows<EntryRow>(
+    tx,
+    `SELECT ${ENTRY_COLUMNS} FROM ${ENTRY_FROM} WHERE e.tenant_id = :tenantId AND e.legal_entity_id = :legalEntityId AND ${where}`,
+    { ...scope, ...by },
+  );
+  return row ?? null;
+}
+
+export async function linesOf(tx: Db, scope: LedgerScope, entryIds: string[]): Promise<LineRow[]> {
+  if (entryIds.length === 0) return [];
+  return selectRows<LineRow>(
+    tx,
+    `SELECT entry_id, line_no, account_code, subaccount_id, debit, credit, memo FROM journal_lines
+      WHERE tenant_id = :tenantId AND entry_id = ANY(ARRAY[:entryIds]::uuid[]) ORDER BY entry_id, line_no`,
+    { ...scope, entryIds },
+  );
+}
+
+export interface EntryFilter {
+  dateFrom?: string;
+  dateTo?: string;
+  accountCode?: string;
+  page: number;
+  size: number;
+}
+
+/** Entries in journal order (by number), optionally within dates or touching one account. */
+export async function listEntries(tx: Db, scope: LedgerScope, filter: EntryFilter): Promise<{ rows: EntryRow[]; total: number }> {
+  const conditions = ['e.tenant_id = :tenantId', 'e.legal_entity_id = :legalEntityId'];
+  if (filter.dateFrom) conditions.push('e.entry_date >= :dateFrom');
+  if (filter.dateTo) conditions.push('e.entry_date <= :dateTo');
+  if (filter.accountCode) {
+    conditions.push('EXISTS (SELECT 1 FROM journal_lines l WHERE l.tenant_id = e.tenant_id AND l.entry_id = e.id AND l.account_code = :accountCode)');
+  }
+  const where = conditions.join(' AND ');
+  const replacements = { ...scope, ...filter, limit: filter.size, offset: filter.page * filter.size };
+  const [count] = await selectRows<{ n: string }>(tx, `SELECT count(*) AS n FROM journal_entries e WHERE ${where}`, replacements);
+  const rows = await selectRows<EntryRow>(
+    tx,
+    `SELECT ${ENTRY_COLUMNS} FROM ${ENTRY_FROM} WHERE ${where} ORDER BY e.number LIMIT :limit OFFSET :offset`,
+    replacements,
+  );
+  return { rows, total: Number(count!.n) };
+}
+
+export interface AccountInfo {
+  code: string;
+  name: string;
+  type: string;
+}
+
+/** Names and types of the given codes as the company sees them (its name overrides, its custom accounts). */
+export async function accountInfo(tx: Db, scope: LedgerScope, codes: string[]): Promise<Map<string, AccountInfo>> {
+  if (codes.length === 0) return new Map();
+  const rows = await selectRows<AccountInfo>(
+    tx,
+    `SELECT coalesce(g.code, c.code) AS code, coalesce(c.name, g.name) AS name, coalesce(g.type, c.type) AS type
+       FROM global_accounts g
+       FULL JOIN (SELECT code, name, type FROM company_accounts WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId) c
+         ON c.code = g.code
+      WHERE coalesce(g.code, c.code) = ANY(ARRAY[:codes]::text[])`,
+    { ...scope, codes },
+  );
+  return new Map(rows.map((r) => [r.code, r]));
+}
+
+export interface PostingContext {
+  company: { archived: boolean } | null;
+  replayed: boolean;
+  knownCodes: Set<string>;
+  subaccountParents: Map<string, string>;
+}
+
+/**
+ * Everything a posting checks before it writes, in one round trip: the company, whether the requestId was
+ * used, which of the codes the company's chart has, and the parents of the named subaccounts.
+ */
+export async function postingContext(
+  tx: Db,
+  scope: LedgerScope,
+  input: { requestId: string; codes: string[]; subaccountIds: string[] },
+): Promise<PostingContext> {
+  const [row] = await selectRows<{ archived: boolean | null; replayed: boolean; codes: string[] | null; subaccounts: Array<{ id: string; parent: string }> | null }>(
+    tx,
+    `SELECT (SELECT archived_at IS NOT NULL FROM legal_entities WHERE tenant_id = :tenantId AND id = :legalEntityId) AS archived,
+            EXISTS (SELECT 1 FROM journal_entries WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId AND request_id = :requestId) AS replayed,
+            (SELECT array_agg(code) FROM (
+               SELECT code FROM global_accounts WHERE code = ANY(ARRAY[:codes]::text[])
+               UNION
+               SELECT code FROM company_accounts
+                WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId AND custom AND code = ANY(ARRAY[:codes]::text[])) known) AS codes,
+            (SELECT json_agg(json_build_object('id', id, 'parent', parent_code)) FROM company_subaccounts
+              WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId AND id = ANY(CAST(:subaccountIds AS uuid[]))) AS subaccounts`,
+    { ...scope, ...input, subaccountIds: `{${input.subaccountIds.join(',')}}` },
+  );
+  return {
+    company: row!.archived === null ? null : { archived: row!.archived },
+    replayed: row!.replayed,
+    knownCodes: new Set(row!.codes ?? []),
+    subaccountParents: new Map((row!.subaccounts ?? []).map((s) => [s.id, s.parent])),
+  };
+}

@@ -1,0 +1,237 @@
+import { QueryTypes } from 'sequelize';
+import { startTestStack, type TestStack } from '../../helpers/stack';
+import { api, bearer, PASSWORD, proofFrom, readMail, registerWorkspace, requestProof, uniqueEmail, waitForMail } from '../../helpers/clients';
+import { registrationWorkflowId } from '../../../contracts/workflow-ids';
+
+let stack: TestStack;
+beforeAll(async () => {
+  stack = await startTestStack();
+});
+afterAll(async () => {
+  await stack.stop();
+});
+
+async function count(sql: string, replacements: Record<string, unknown> = {}): Promise<number> {
+  const rows = await stack.owner.query<{ n: string }>(sql, { replacements, type: QueryTypes.SELECT });
+  return Number(rows[0].n);
+}
+
+describe('requestMagicLink: POST /api/v1/auth/magic-link/request (registrationProofWorkflow)', () => {
+  test('when the email is valid, then 202 and a 43-character proof is mailed', async () => {
+    const email = uniqueEmail();
+    const res = await api(stack).post('/api/v1/auth/magic-link/request').send({ email }).expect(202);
+    expect(res.body).toEqual({ message: expect.any(String) });
+    const [mail] = await waitForMail(stack, email);
+    expect(proofFrom(mail)).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    // Stored only as a hash.
+    expect(await count('SELECT count(*) AS n FROM registration_proofs WHERE email = :email', { email })).toBe(1);
+    const stored = await stack.owner.query<{ token_hash: Buffer }>('SELECT token_hash FROM registration_proofs WHERE email = :email', {
+      replacements: { email },
+      type: QueryTypes.SELECT,
+    });
+    expect(stored[0].token_hash.length).toBe(32);
+    expect(stored[0].token_hash.toString('base64url')).not.toBe(proofFrom(mail));
+  });
+
+  test('"the response reveals neither whether an account exists": same status and body for known and unknown emails', async () => {
+    const known = await registerWorkspace(stack);
+    const a = await api(stack).post('/api/v1/auth/magic-link/request').send({ email: known.email });
+    const b = await api(stack).post('/api/v1/auth/magic-link/request').send({ email: uniqueEmail('nobody') });
+    expect(a.status).toBe(202);
+    expect(b.status).toBe(a.status);
+    expect(b.body).toEqual(a.body);
+  });
+
+  test('when the email is malformed, then 400 problem and nothing is issued', async () => {
+    const res = await api(stack).post('/api/v1/auth/magic-link/request').send({ email: 'not-an-email' }).expect(400);
+    expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
+    expect(res.body).toMatchObject({ type: '/problems/validation', status: 400 });
+    expect(await count("SELECT count(*) AS n FROM registration_proofs WHERE email = 'not-an-email'")).toBe(0);
+  });
+
+  test('when a field is unknown or the body is not JSON, then 400 problem', async () => {
+    await api(stack).post('/api/v1/auth/magic-link/request').send({ email: uniqueEmail(), admin: true }).expect(400);
+    const res = await api(stack).post('/api/v1/auth/magic-link/request').set('Content-Type', 'application/json').send('{"email":');
+    expect(res.status).toBe(400);
+    expect(res.body.type).toBe('/problems/validation');
+  });
+
+  test('"a new request supersedes the old one": the first proof stops working', async () => {
+    const email = uniqueEmail();
+    const first = await requestProof(stack, email);
+    const second = await requestProof(stack, email);
+    const body = (token: string) => ({ token, email, password: PASSWORD, confirmPassword: PASSWORD });
+    const old = await api(stack).post('/api/v1/auth/register').send(body(first)).expect(400);
+    expect(old.body.type).toBe('/problems/registration-proof-invalid');
+    await api(stack).post('/api/v1/auth/register').send(body(second)).expect(201);
+  });
+});
+
+describe('register: POST /api/v1/auth/register (registrationWorkflow)', () => {
+  test('when the proof is valid, then 201 with a token pair for a new workspace where the caller is ADMIN', async () => {
+    const email = uniqueEmail();
+    const token = await requestProof(stack, email);
+    const correlationId = '6f1c1d38-3f8e-4a55-9b38-6d6f0c2a1e01';
+    const res = await api(stack)
+      .post('/api/v1/auth/register')
+      .set('X-Correlation-Id', correlationId)
+      .send({ token, email, password: PASSWORD, confirmPassword: PASSWORD, company: { name: 'Ümid Savdo LLC', taxId: '305123456' } })
+      .expect(201);
+    expect(Object.keys(res.body).sort()).toEqual(['accessToken', 'refreshToken']);
+    const me = await api(stack).get('/api/v1/me').set(...bearer(res.body.accessToken)).expect(200);
+    expect(me.body.roles).toEqual(['ADMIN']);
+    expect(me.body.company).toMatchObject({ name: 'Ümid Savdo LLC', taxId: '305123456', onboardingComplete: true, slug: 'umid-savdo-llc' });
+    const tenantId = me.body.tenantId;
+    // Default roles seeded from the OpenAPI document, the caller's membership ADMIN.
+    const roles = await stack.owner.query<{ code: string; n: string }>(
+      `SELECT r.code, count(rp.permission) AS n FROM roles r LEFT JOIN role_permissions rp ON rp.tenant_id = r.tenant_id AND rp.role_id = r.id
+        WHERE r.tenant_id = :tenantId GROUP BY r.code ORDER BY r.code`,
+      { replacements: { tenantId }, type: QueryTypes.SELECT },
+    );
+    expect(roles.map((r) => r.code)).toEqual(['ACCOUNTANT', 'ADMIN', 'EMPLOYEE', 'MANAGER', 'VIEWER']);
+    for (const r of roles) expect(Number(r.n)).toBeGreaterThan(0);
+    // The audit event carries the request's correlation id, committed with the workspace.
+    const audit = await stack.owner.query<{ action: string; correlation_id: string; system_actor: boolean }>(
+      'SELECT action, correlation_id, system_actor FROM audit_events WHERE tenant_id = :tenantId',
+      { replacements: { tenantId }, type: QueryTypes.SELECT },
+    );
+    // Written by the registration workflow, so a system event (issue: "systemActor true for events written by workflows").
+    expect(audit).toEqual([{ action: 'workspace.registered', correlation_id: correlationId, system_actor: true }]);
+  });
+
+  test('when company is omitted, then onboarding is incomplete and the slug comes from the email', async () => {
+    const email = `Mixed.Case-${Date.now()}@Example.com`;
+    const registered = await registerWorkspace(stack, { email, company: null });
+    expect(registered.me.company).toMatchObject({ name: null, taxId: null, onboardingComplete: false });
+    expect(registered.me.company.slug).toBe(email.split('@')[0].toLowerCase().replace('.', '-'));
+  });
+
+  test('when two workspaces want the same slug, then the second gets a numeric suffix', async () => {
+    const name = `Twin Firm ${Date.now()}`;
+    const a = await registerWorkspace(stack, { company: { name, taxId: '111111111' } });
+    const b = await registerWorkspace(stack, { company: { name, taxId: '222222222' } });
+    expect(b.me.company.slug).toBe(`${a.me.company.slug}-2`);
+  });
+
+  describe('password rules (interface.md §4.2 rule 1, §5.7)', () => {
+    const cases: Array<[string, string, string]> = [
+      ['shorter than 15 characters', 'fourteen-chars', 'fourteen-chars'],
+      ['longer than 72 UTF-8 bytes though under 72 characters', 'ж'.repeat(40), 'ж'.repeat(40)],
+      ['confirmPassword differs', PASSWORD, `${PASSWORD}!`],
+    ];
+    test.each(cases)('when the password is %s, then 400 and the proof stays usable', async (_name, password, confirmPassword) => {
+      const email = uniqueEmail();
+      const token = await requestProof(stack, email);
+      const res = await api(stack).post('/api/v1/auth/register').send({ token, email, password, confirmPassword }).expect(400);
+      expect(res.body.type).toBe('/problems/validation');
+      expect(JSON.stringify(res.body)).not.toContain(password);
+      expect(await count('SELECT count(*) AS n FROM identities WHERE email = :email', { email })).toBe(0);
+      await api(stack).post('/api/v1/auth/register').send({ token, email, password: PASSWORD, confirmPassword: PASSWORD }).expect(201);
+    });
+
+    test('when the password is 15 multi-byte characters within 72 bytes, then it is accepted', async () => {
+      const password = 'пароль-пароль-1'; // 15 characters, 27 bytes
+      const registered = await registerWorkspace(stack, { password });
+      await api(stack).post('/api/v1/auth/login').send({ email: registered.email, password }).expect(200);
+    });
+  });
+
+  test.each([
+    ['taxId is not nine digits', { name: 'Acme', taxId: '12345678' }],
+    ['company name is only whitespace', { name: '   ', taxId: '123456789' }],
+    ['company name is longer than 200', { name: 'x'.repeat(201), taxId: '123456789' }],
+  ])('when %s, then 400', async (_name, company) => {
+    const email = uniqueEmail();
+    const token = await requestProof(stack, email);
+    await api(stack).post('/api/v1/auth/register').send({ token, email, password: PASSWORD, confirmPassword: PASSWORD, company }).expect(400);
+    expect(await count('SELECT count(*) AS n FROM identities WHERE email = :email', { email })).toBe(0);
+  });
+
+  test('when the proof belongs to another email, is malformed, or was already used, then 400 registration-proof-invalid', async () => {
+    const email = uniqueEmail();
+    const token = await requestProof(stack, email);
+    const other = await api(stack).post('/api/v1/auth/register').send({ token, email: uniqueEmail(), password: PASSWORD, confirmPassword: PASSWORD });
+    expect(other.status).toBe(400);
+    expect(other.body.type).toBe('/problems/registration-proof-invalid');
+    const malformed = await api(stack).post('/api/v1/auth/register').send({ token: 'short', email, password: PASSWORD, confirmPassword: PASSWORD });
+    expect(malformed.status).toBe(400);
+    await api(stack).post('/api/v1/auth/register').send({ token, email, password: PASSWORD, confirmPassword: PASSWORD }).expect(201);
+    const again = await api(stack).post('/api/v1/auth/register').send({ token, email, password: PASSWORD, confirmPassword: PASSWORD });
+    expect(again.status).toBe(400);
+    expect(again.body.type).toBe('/problems/registration-proof-invalid');
+  });
+
+  test('when the proof has expired, then 400 registration-proof-invalid', async () => {
+    const email = uniqueEmail();
+    const token = await requestProof(stack, email);
+    await stack.owner.query("UPDATE registration_proofs SET expires_at = now() - interval '1 second' WHERE email = :email", { replacements: { email } });
+    const res = await api(stack).post('/api/v1/auth/register').send({ token, email, password: PASSWORD, confirmPassword: PASSWORD });
+    expect(res.status).toBe(400);
+    expect(res.body.type).toBe('/problems/registration-proof-invalid');
+  });
+
+  test('"single-use even when N requests redeem the same token at once": exactly one 201 of 8', async () => {
+    const email = uniqueEmail();
+    const token = await requestProof(stack, email);
+    const body = { token, email, password: PASSWORD, confirmPassword: PASSWORD };
+    const results = await Promise.all(Array.from({ length: 8 }, () => api(stack).post('/api/v1/auth/register').send(body)));
+    const statuses = results.map((r) => r.status).sort();
+    expect(statuses.filter((s) => s === 201)).toHaveLength(1);
+    expect(statuses.filter((s) => s !== 201).every((s) => s === 400)).toBe(true);
+    expect(await count('SELECT count(*) AS n FROM identities WHERE email = :email', { email })).toBe(1);
+    expect(await count('SELECT count(*) AS n FROM users u JOIN identities i ON i.id = u.identity_id WHERE i.email = :email', { email })).toBe(1);
+    // Winner and losers alike leave no password hash in their attempt rows.
+    const attempts = await count(
+      'SELECT count(*) AS n FROM registration_attempts a JOIN registration_proofs p ON p.id = a.proof_id WHERE p.email = :email',
+      { email },
+    );
+    expect(attempts).toBe(8);
+    expect(
+      await count(
+        'SELECT count(*) AS n FROM registration_attempts a JOIN registration_proofs p ON p.id = a.proof_id WHERE p.email = :email AND a.password_hash IS NOT NULL',
+        { email },
+      ),
+    ).toBe(0);
+  });
+
+  describe('an existing identity', () => {
+    test('"register never replaces the password of an existing identity": a wrong password answers 401 and changes nothing', async () => {
+      const first = await registerWorkspace(stack);
+      const token = await requestProof(stack, first.email);
+      const other = 'a different long password';
+      const res = await api(stack).post('/api/v1/auth/register').send({ token, email: first.email, password: other, confirmPassword: other });
+      expect(res.status).toBe(401);
+      expect(res.body.type).toBe('/problems/invalid-credentials');
+      await api(stack).post('/api/v1/auth/login').send({ email: first.email, password: first.password }).expect(200);
+      await api(stack).post('/api/v1/auth/login').send({ email: first.email, password: other }).expect(401);
+    });
+
+    test('with its current password, a second workspace is created for the same identity', async () => {
+      const first = await registerWorkspace(stack);
+      const second = await registerWorkspace(stack, { email: first.email, password: first.password });
+      expect(second.me.globalUserId).toBe(first.me.globalUserId);
+      expect(second.me.tenantId).not.toBe(first.me.tenantId);
+    });
+  });
+
+  test('no secret enters workflow history, and the workflow carries the tenant as a search attribute', async () => {
+    const email = uniqueEmail();
+    const token = await requestProof(stack, email);
+    await api(stack).post('/api/v1/auth/register').send({ token, email, password: PASSWORD, confirmPassword: PASSWORD }).expect(201);
+    const proof = await stack.owner.query<{ id: string; result: { tenantId: string } }>('SELECT id, result FROM registration_proofs WHERE email = :email', {
+      replacements: { email },
+      type: QueryTypes.SELECT,
+    });
+    const handle = stack.temporal.workflow.getHandle(registrationWorkflowId(proof[0].id));
+    const history = JSON.stringify(await handle.fetchHistory());
+    for (const secret of [PASSWORD, token, 'scrypt$']) expect(history).not.toContain(secret);
+    // Payloads are base64 in the history: decode every data field and look again.
+    const payloads = [...history.matchAll(/"data":"([A-Za-z0-9+/=]+)"/g)].map((m) => Buffer.from(m[1], 'base64').toString('utf8'));
+    expect(payloads.length).toBeGreaterThan(0);
+    for (const p of payloads) for (const secret of [PASSWORD, token, 'scrypt$']) expect(p).not.toContain(secret);
+    const description = await handle.describe();
+    expect(description.typedSearchAttributes.getAll().find((p) => p.key.name === 'TenantId')?.value).toBe(proof[0].result.tenantId);
+    // The proof mail itself is the only place the proof was ever written.
+    expect((await readMail(stack, email)).some((m) => m.text.includes(token))).toBe(true);
+  });
+});

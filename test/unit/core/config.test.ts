@@ -1,0 +1,25 @@
+import { loadConfig } from '../../../core/config';
+
+describe('configuration is validated at start-up', () => {
+  test('defaults: 15-minute access tokens, refresh tokens sliding within an absolute limit', () => {
+    const config = loadConfig({ NODE_ENV: 'development' });
+    expect(config.jwt.accessTokenTtlSeconds).toBe(900);
+    expect(config.sessions.refreshIdleTtlSeconds).toBeLessThanOrEqual(config.sessions.refreshAbsoluteTtlSeconds);
+  });
+
+  test('"development defaults must be opt-in": without NODE_ENV the process refuses to start, saying why', () => {
+    expect(() => loadConfig({})).toThrow(/NODE_ENV is not set/);
+    expect(() => loadConfig({ JWT_KEYS: `k1:${Buffer.alloc(32, 1).toString('base64')}` })).toThrow(/NODE_ENV is not set/);
+  });
+
+  test.each([
+    [{ NODE_ENV: 'development', PORT: 'abc' }, /PORT/],
+    [{ NODE_ENV: 'development', ACCESS_TOKEN_TTL_SECONDS: '5' }, /ACCESS_TOKEN_TTL_SECONDS/],
+    [{ NODE_ENV: 'production', SENDGRID_API_KEY: 'k' }, /JWT_KEYS/],
+    [{ NODE_ENV: 'production', JWT_KEYS: `k1:${Buffer.alloc(32, 1).toString('base64')}` }, /SENDGRID_API_KEY/],
+    [{ NODE_ENV: 'development', JWT_KEYS: 'k1:c2hvcnQ=' }, /at least 32 bytes/],
+    [{ NODE_ENV: 'development', REFRESH_TOKEN_IDLE_TTL_SECONDS: '7200', REFRESH_TOKEN_ABSOLUTE_TTL_SECONDS: '3600' }, /cannot exceed/],
+  ])('%o is refused', (env, message) => {
+    expect(() => loadConfig(env as Record<string, string>)).toThrow(message);
+  });
+});
