@@ -59,7 +59,7 @@ function createHandlers(deps: AppDeps, doc: OpenApiDocument, index: OperationInd
     ...serviceHandlers({ db, temporal: deps.temporal, doc }),
     ...mailHandlers({ db, mailer: deps.mailer }),
     ...identityHandlers({
-      registration: createRegistration({ db, workflows, hasher, sessions }),
+      registration: createRegistration({ db, workflows, hasher, sessions, factors }),
       login: createLogin({ db, hasher, sessions, factors, baseDomain: config.baseDomain }),
       sessions,
       me: createMe({ db }),

@@ -106,7 +106,11 @@ export interface paths {
          * Create an identity (or reuse one) and a new workspace, using the emailed proof
          * @description Consumes the proof for its email and creates, in one atomic step, the identity (unless it exists),
          *     a workspace with its company, the caller's ADMIN membership and the workspace's default roles.
-         *     For an existing identity `password` must be its current password; it is never replaced.
+         *     For an existing identity `password` must be its current password; it is never replaced, and a
+         *     wrong one uses up one of the identity's five attempts per five minutes (then 429). When that
+         *     identity has a second factor, the workspace is still created but the answer is 202 with the login
+         *     challenge for it: the session is issued by `login` on the new workspace's host with the password
+         *     and the factor.
          *     Runs as the Temporal workflow `registration-<proofId>`.
          */
         post: operations["register"];
@@ -1666,9 +1670,19 @@ export interface operations {
                     "application/json": components["schemas"]["TokenResponse"];
                 };
             };
+            /** @description Workspace created for an identity with a second factor; no tokens, log in with the factor */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmailChallengeResponse"];
+                };
+            };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["InvalidCredentials"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };

@@ -41,7 +41,7 @@ export function identityHandlers({ registration, login, sessions, me, security }
       return { status: 202, body: { message: 'If the address can receive mail, a registration link is on its way.' } };
     }),
 
-    register: publicOperation(async ({ body, ctx }) => ({ status: 201, body: await registration.register(body, ctx) })),
+    register: publicOperation(async ({ body, ctx }) => registration.register(body, ctx)),
 
     login: publicOperation(async ({ body, ctx }) => login.login(body, ctx)),
 

@@ -71,17 +71,18 @@ export function createLogin(deps: LoginServiceDeps) {
   }
 
   async function verifyFactor(identity: Identity, chosen: ActiveMembership, input: LoginInput, kind: FactorKind): Promise<void> {
-    await factors.takeAttempt(identity.id, kind);
-    if (kind === 'EMAIL_CODE') {
-      if (!identity.emailFactorEnabled || identity.totpSecretEncrypted) {
-        throw new AppError('invalid-second-factor', 'Email codes are not this account\'s second factor');
+    await factors.checkFactor(identity.id, kind, async () => {
+      if (kind === 'EMAIL_CODE') {
+        if (!identity.emailFactorEnabled || identity.totpSecretEncrypted) {
+          throw new AppError('invalid-second-factor', 'Email codes are not this account\'s second factor');
+        }
+        await factors.verifyEmailCode({ identityId: identity.id, tenantId: chosen.tenant_id, purpose: 'LOGIN' }, input.challengeId!, input.code!);
+      } else if (kind === 'TOTP') {
+        await factors.verifyTotpCode(identity, input.totpCode!);
+      } else {
+        await factors.verifyRecoveryCode(identity, input.recoveryCode!);
       }
-      await factors.verifyEmailCode({ identityId: identity.id, tenantId: chosen.tenant_id, purpose: 'LOGIN' }, input.challengeId!, input.code!);
-    } else if (kind === 'TOTP') {
-      await factors.verifyTotpCode(identity, input.totpCode!);
-    } else {
-      await factors.verifyRecoveryCode(identity, input.recoveryCode!);
-    }
+    });
   }
 
   async function login(input: LoginInput, ctx: RequestContext): Promise<LoginOutcome> {

@@ -18,6 +18,8 @@ import type { RequestContext } from '../http/context';
 import type { Schemas } from '../http/operation-handler';
 import { assertNewPassword } from './password-rules';
 import type { SessionService, TokenPair } from './sessions';
+import type { SecondFactorService } from './second-factors';
+import type { EmailChallengeResponse } from './login';
 
 const REGISTRATION_PASSWORD_MIN_CHARACTERS = 15;
 
@@ -26,7 +28,10 @@ export interface RegistrationDeps {
   workflows: WorkflowClient;
   hasher: PasswordHasher;
   sessions: SessionService;
+  factors: SecondFactorService;
 }
+
+export type RegisterOutcome = { status: 201; body: TokenPair } | { status: 202; body: EmailChallengeResponse };
 
 export function normaliseEmail(email: string): string {
   return email.trim().toLowerCase();
@@ -43,7 +48,7 @@ export function createRegistration(deps: RegistrationDeps) {
     });
   }
 
-  async function register(input: Schemas['RegisterRequest'], ctx: RequestContext): Promise<TokenPair> {
+  async function register(input: Schemas['RegisterRequest'], ctx: RequestContext): Promise<RegisterOutcome> {
     assertNewPassword(input.password, input.confirmPassword, REGISTRATION_PASSWORD_MIN_CHARACTERS);
     const email = normaliseEmail(input.email);
     const proof = await RegistrationProof.findOne({ where: { tokenHash: sha256(input.token) } });
@@ -54,8 +59,11 @@ export function createRegistration(deps: RegistrationDeps) {
     const identity = await Identity.findOne({ where: { email } });
     let passwordHash: string | null = null;
     if (identity) {
-      // Register never replaces an existing identity's password; it must be the current one.
-      if (!(await deps.hasher.verify(input.password, identity.passwordHash))) throw new AppError('invalid-credentials');
+      // Register never replaces an existing identity's password; it must be the current one, and each
+      // wrong guess uses up one of the identity's attempts (a proof is no licence to guess).
+      await deps.factors.checkFactor(identity.id, 'CURRENT_PASSWORD', async () => {
+        if (!(await deps.hasher.verify(input.password, identity.passwordHash))) throw new AppError('invalid-credentials');
+      });
     } else {
       passwordHash = await deps.hasher.hash(input.password);
     }
@@ -89,9 +97,17 @@ export function createRegistration(deps: RegistrationDeps) {
       if (err instanceof WorkflowExecutionAlreadyStartedError) throw new AppError('registration-proof-invalid');
       throw err;
     }
-    return withTenant(deps.db, result.tenantId, (tx) =>
+    // The password alone never opens a session for an identity with a second factor: the workspace
+    // exists now, and the login on its host asks for the factor.
+    if (identity?.totpSecretEncrypted) return { status: 202, body: { channel: 'TOTP', challengeId: null, expiresAt: null } };
+    if (identity?.emailFactorEnabled) {
+      const challenge = await deps.factors.startEmailChallenge({ identityId: identity.id, tenantId: result.tenantId, purpose: 'LOGIN' }, ctx);
+      return { status: 202, body: { channel: 'EMAIL', ...challenge } };
+    }
+    const tokens = await withTenant(deps.db, result.tenantId, (tx) =>
       deps.sessions.open(tx, { tenantId: result.tenantId, membershipId: result.membershipId, identityId: result.identityId }, ctx),
     );
+    return { status: 201, body: tokens };
   }
 
   return { requestMagicLink, register };

@@ -8,11 +8,10 @@ import { matchTotpStep } from '../../core/totp';
 import { canonicalRecoveryCode, recoveryCodeMatches } from '../../core/recovery-codes';
 import {
   liveRecoveryCodes,
-  recordFailedAttempt,
-  secondsUntilAttemptAllowed,
+  releaseFactorAttempt,
+  reserveFactorAttempt,
   spendRecoveryCode,
   spendTotpStep,
-  takeFactorAttempt,
   type AttemptKind,
 } from '../../db/repositories/identity/second-factors';
 import { emailChallengeWorkflowId } from '../../contracts/workflow-ids';
@@ -51,6 +50,14 @@ const WRONG_CODE_DETAIL: Record<Exclude<VerifyCodeResult, 'VERIFIED'>, string> =
   ALREADY_USED: 'The code was already used; request a new one',
 };
 
+/** The answers that mean "this guess was wrong": they use up an attempt. */
+const REJECTED_GUESS: ReadonlySet<ProblemType> = new Set<ProblemType>([
+  'invalid-second-factor',
+  'second-factor-code-incorrect',
+  'current-password-incorrect',
+  'invalid-credentials',
+]);
+
 /** Everything that checks a second factor or a current password, with the shared attempt limit. */
 export function createSecondFactorService(deps: SecondFactorDeps) {
   const { db, settings } = deps;
@@ -64,30 +71,28 @@ export function createSecondFactorService(deps: SecondFactorDeps) {
       { 'Retry-After': String(retryAfter) },
     );
 
-  /** Counts one factor attempt, correct or not (interface.md §5.6); the sixth in the window is refused. */
-  async function takeAttempt(identityId: string, kind: AttemptKind): Promise<void> {
-    const retryAfter = await takeFactorAttempt(db, identityId, { kind, policy });
-    if (retryAfter !== null) throw tooManyAttempts(retryAfter);
-  }
-
   /**
-   * For the caller's own settings (already authenticated): refused while the window is full, and counted
-   * only when the check fails, so setting factors up does not eat into the attempts login needs.
+   * Runs one factor or password check inside the identity's attempt window (five per five minutes, shared
+   * by login, registration and the settings operations). The attempt is reserved under the identity's lock
+   * before the check runs, so concurrent guesses cannot overrun the limit; a check that passes gives its
+   * reservation back, so only failed guesses count (NIST SP 800-63B §5.2.2).
    */
-  async function guardedCheck(identityId: string, kind: AttemptKind, check: () => Promise<void>): Promise<void> {
-    const retryAfter = await secondsUntilAttemptAllowed(db, identityId, policy);
-    if (retryAfter !== null) throw tooManyAttempts(retryAfter);
+  async function checkFactor(identityId: string, kind: AttemptKind, check: () => Promise<void>): Promise<void> {
+    const reservation = await reserveFactorAttempt(db, identityId, { kind, policy });
+    if ('retryAfter' in reservation) throw tooManyAttempts(reservation.retryAfter);
     try {
       await check();
     } catch (err) {
-      if (err instanceof AppError && err.status === 400) await recordFailedAttempt(db, identityId, kind);
+      // A rejected guess keeps its reservation; anything else (e.g. Temporal unreachable) judged nothing.
+      if (!(err instanceof AppError && REJECTED_GUESS.has(err.type))) await releaseFactorAttempt(db, reservation.attemptId);
       throw err;
     }
+    await releaseFactorAttempt(db, reservation.attemptId);
   }
 
   /** A wrong current password counts against the same window, so a stolen access token cannot guess it. */
   async function verifyCurrentPassword(identity: { id: string; passwordHash: string }, password: string): Promise<void> {
-    await guardedCheck(identity.id, 'CURRENT_PASSWORD', async () => {
+    await checkFactor(identity.id, 'CURRENT_PASSWORD', async () => {
       if (!(await deps.hasher.verify(password, identity.passwordHash))) throw new AppError('current-password-incorrect');
     });
   }
@@ -144,5 +149,5 @@ export function createSecondFactorService(deps: SecondFactorDeps) {
     }
   }
 
-  return { takeAttempt, guardedCheck, verifyCurrentPassword, startEmailChallenge, verifyEmailCode, verifyTotpCode, verifyRecoveryCode };
+  return { checkFactor, verifyCurrentPassword, startEmailChallenge, verifyEmailCode, verifyTotpCode, verifyRecoveryCode };
 }

@@ -118,7 +118,7 @@ export function createSecurity(deps: SecurityServiceDeps) {
     // A challenge was issued for the opposite of the current state; the workflow rejects any other purpose.
     const enable = !identity.emailFactorEnabled;
     const purpose = enable ? 'ENABLE_EMAIL_FACTOR' : 'DISABLE_EMAIL_FACTOR';
-    await factors.guardedCheck(principal.identityId, 'EMAIL_CODE', () =>
+    await factors.checkFactor(principal.identityId, 'EMAIL_CODE', () =>
       factors.verifyEmailCode({ identityId: principal.identityId, tenantId: principal.tenantId, purpose }, body.challengeId, body.code, 'second-factor-code-incorrect'),
     );
     await audited(principal, ctx, enable ? 'auth.email-factor.enabled' : 'auth.email-factor.disabled', async (tx) => {
@@ -145,7 +145,7 @@ export function createSecurity(deps: SecurityServiceDeps) {
     const sealed = await findPendingEnrollment(db, identity.id, body.enrollmentId);
     if (!sealed) throw new AppError('not-found', 'No pending authenticator enrolment has this id; it may have expired');
     let step: number | null = null;
-    await factors.guardedCheck(identity.id, 'TOTP', async () => {
+    await factors.checkFactor(identity.id, 'TOTP', async () => {
       step = matchTotpStep(factorSecrets.decrypt('totp-secret', sealed), body.code, Date.now());
       if (step === null) throw new AppError('second-factor-code-incorrect', 'The authenticator code is wrong or out of time');
     });
@@ -172,7 +172,7 @@ export function createSecurity(deps: SecurityServiceDeps) {
     }
     const identity = await reauthenticate(principal, body.currentPassword);
     if (!identity.totpSecretEncrypted) throw new AppError('second-factor-state', 'No authenticator is on');
-    await factors.guardedCheck(identity.id, body.code !== undefined ? 'TOTP' : 'RECOVERY_CODE', () =>
+    await factors.checkFactor(identity.id, body.code !== undefined ? 'TOTP' : 'RECOVERY_CODE', () =>
       body.code !== undefined
         ? factors.verifyTotpCode(identity, body.code, 'second-factor-code-incorrect')
         : factors.verifyRecoveryCode(identity, body.recoveryCode!, 'second-factor-code-incorrect'),

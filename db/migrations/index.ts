@@ -4,6 +4,7 @@ import * as secondFactors from './2026.11.21T07.00.00.second-factors';
 import * as chartOfAccounts from './2026.11.21T08.00.00.chart-of-accounts';
 import * as ledger from './2026.11.21T09.00.00.ledger';
 import * as principalLookup from './2026.11.21T10.00.00.principal-lookup';
+import * as factorAttemptReservations from './2026.11.23T06.00.00.factor-attempt-reservations';
 
 export type { MigrationContext };
 
@@ -19,4 +20,5 @@ export const MIGRATIONS: Array<{ name: string; module: MigrationModule }> = [
   { name: '2026.11.21T08.00.00.chart-of-accounts', module: chartOfAccounts },
   { name: '2026.11.21T09.00.00.ledger', module: ledger },
   { name: '2026.11.21T10.00.00.principal-lookup', module: principalLookup },
+  { name: '2026.11.23T06.00.00.factor-attempt-reservations', module: factorAttemptReservations },
 ];

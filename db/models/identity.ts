@@ -57,11 +57,13 @@ export class RecoveryCode extends Model<InferAttributes<RecoveryCode>, InferCrea
   declare revokedAt: CreationOptional<Date | null>;
 }
 
-/** No primary key: one row per attempt, counted by the rate limit; the application role cannot update rows. */
+/** One reserved attempt; counted by the limit until a passing check releases it (the only update allowed). */
 export class FactorAttempt extends Model<InferAttributes<FactorAttempt>, InferCreationAttributes<FactorAttempt>> {
+  declare id: CreationOptional<string>;
   declare identityId: string;
   declare attemptedAt: CreationOptional<Date>;
   declare kind: 'EMAIL_CODE' | 'TOTP' | 'RECOVERY_CODE' | 'CURRENT_PASSWORD';
+  declare releasedAt: CreationOptional<Date | null>;
 }
 
 /** Deleted when the challenge workflow ends, never updated (the application role has no UPDATE grant). */
@@ -165,15 +167,15 @@ export function initIdentityModels(sequelize: Sequelize): void {
   );
   FactorAttempt.init(
     {
+      id: { type: DataTypes.UUID, primaryKey: true, defaultValue: DataTypes.UUIDV4 },
       identityId: { type: DataTypes.UUID, allowNull: false },
       // Left to the database's clock (clock_timestamp()).
       attemptedAt: { type: DataTypes.DATE },
       kind: { type: DataTypes.TEXT, allowNull: false },
+      releasedAt: { type: DataTypes.DATE },
     },
     { sequelize, tableName: 'factor_attempts' },
   );
-  // The table has no primary key; without this Sequelize would add and select an `id` column.
-  FactorAttempt.removeAttribute('id');
   EmailChallengeCode.init(
     {
       challengeId: { type: DataTypes.UUID, primaryKey: true },

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Op, type Sequelize } from 'sequelize';
-import { EmailChallengeCode, Identity, RecoveryCode, TotpEnrollment } from '../../models';
+import { EmailChallengeCode, FactorAttempt, Identity, RecoveryCode, TotpEnrollment } from '../../models';
 import { execute, selectRows, transactionOf, type Db } from '../../connection';
 
 // Second-factor state of a global identity. Not tenant-scoped: callers run these inside a tenant
@@ -40,39 +40,48 @@ export async function loadFactorState(db: Db, identityId: string): Promise<Facto
 }
 
 /**
- * Counts one factor attempt against the identity's window, or answers how many seconds until the next
- * is allowed. Serialised per identity with a transaction-scoped advisory lock, so N concurrent requests
- * from any number of API processes admit at most `limit`.
+ * Reserves one factor attempt in the identity's window, or answers how many seconds until one is allowed.
+ * Serialised per identity with a transaction-scoped advisory lock, so N concurrent checks from any number
+ * of API processes reserve at most `limit`. The reservation counts until `releaseFactorAttempt`.
  */
-export async function takeFactorAttempt(db: Sequelize, identityId: string, input: { kind: AttemptKind; policy: AttemptPolicy }): Promise<number | null> {
+export async function reserveFactorAttempt(
+  db: Sequelize,
+  identityId: string,
+  input: { kind: AttemptKind; policy: AttemptPolicy },
+): Promise<{ attemptId: string } | { retryAfter: number }> {
   return db.transaction(async (tx) => {
     await selectRows(tx, `SELECT pg_advisory_xact_lock(hashtextextended(:identityId, 6238))`, { identityId });
     const retryAfter = await secondsUntilAttemptAllowed(tx, identityId, input.policy);
-    if (retryAfter !== null) return retryAfter;
-    await recordFailedAttempt(tx, identityId, input.kind);
-    return null;
+    if (retryAfter !== null) return { retryAfter };
+    const [row] = await selectRows<{ id: string }>(
+      tx,
+      `INSERT INTO factor_attempts (identity_id, kind) VALUES (:identityId, :kind) RETURNING id`,
+      { identityId, kind: input.kind },
+    );
+    return { attemptId: row!.id };
   });
 }
 
+/** A check that passed (or never judged the guess) gives its reservation back. */
+export async function releaseFactorAttempt(db: Db, attemptId: string): Promise<void> {
+  await FactorAttempt.update({ releasedAt: new Date() }, { where: { id: attemptId, releasedAt: null }, transaction: transactionOf(db) });
+}
+
 /** Seconds until the window has room again, or null when an attempt is allowed now. */
-export async function secondsUntilAttemptAllowed(db: Db, identityId: string, policy: AttemptPolicy): Promise<number | null> {
+async function secondsUntilAttemptAllowed(db: Db, identityId: string, policy: AttemptPolicy): Promise<number | null> {
   // Raw SQL: the window arithmetic runs on the database clock.
   const [row] = await selectRows<{ attempts: number; retry_after: number | null }>(
     db,
     `SELECT count(*)::int AS attempts,
             ceil(extract(epoch FROM min(attempted_at) + make_interval(secs => :window) - clock_timestamp()))::int AS retry_after
        FROM (SELECT attempted_at FROM factor_attempts
-              WHERE identity_id = :identityId AND attempted_at > clock_timestamp() - make_interval(secs => :window)
+              WHERE identity_id = :identityId AND released_at IS NULL
+                AND attempted_at > clock_timestamp() - make_interval(secs => :window)
               ORDER BY attempted_at DESC LIMIT :limit) recent`,
     { identityId, window: policy.windowSeconds, limit: policy.limit },
   );
   if (!row || row.attempts < policy.limit) return null;
   return Math.max(1, row.retry_after ?? policy.windowSeconds);
-}
-
-/** Records an attempt; failed current-password checks count against the same window as factor codes. */
-export async function recordFailedAttempt(db: Db, identityId: string, kind: AttemptKind): Promise<void> {
-  await execute(db, `INSERT INTO factor_attempts (identity_id, kind) VALUES (:identityId, :kind)`, { identityId, kind });
 }
 
 /** Spends a TOTP step: true only when it is later than every step used before (single use, RFC 6238 §5.2). */

@@ -94,6 +94,32 @@ describe('factor attempt limit', () => {
       .expect(429);
   });
 
+  test('"only failed checks count" (NIST SP 800-63B §5.2.2): eight correct sign-ins in a row are never limited', async () => {
+    const user = await registerWorkspace(stack);
+    const { recoveryCodes } = await enableTotp(stack, user);
+    await api(stack).post('/api/v1/auth/login').send({ email: user.email, password: user.password, totpCode: '000000' }).expect(401);
+    for (const recoveryCode of recoveryCodes.slice(0, 8)) {
+      await api(stack).post('/api/v1/auth/login').send({ email: user.email, password: user.password, recoveryCode }).expect(200);
+    }
+  });
+
+  test('30 parallel wrong current passwords on PUT /me/password: exactly five are judged (400), the rest are limited (429)', async () => {
+    const user = await registerWorkspace(stack);
+    const apps = [stack.app, secondApp];
+    const answers = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        request(apps[i % 2]!)
+          .put('/api/v1/me/password')
+          .set(...bearer(user.accessToken))
+          .send({ currentPassword: `not the password ${i}`, newPassword: 'a brand new password', confirmPassword: 'a brand new password' }),
+      ),
+    );
+    const statuses = answers.map((a) => a.status).sort();
+    expect(statuses.filter((s) => s === 400)).toHaveLength(5);
+    expect(statuses.filter((s) => s === 429)).toHaveLength(25);
+    await api(stack).post('/api/v1/auth/login').send({ email: user.email, password: user.password }).expect(200);
+  });
+
   test('wrong current passwords count against the same window: the sixth security change is limited', async () => {
     const user = await registerWorkspace(stack);
     for (let i = 0; i < 5; i++) {

@@ -2,6 +2,7 @@ import { QueryTypes } from 'sequelize';
 import { startTestStack, type TestStack } from '../../helpers/stack';
 import { api, bearer, PASSWORD, proofFrom, readMail, registerWorkspace, requestProof, uniqueEmail, waitForMail } from '../../helpers/clients';
 import { registrationWorkflowId } from '../../../contracts/workflow-ids';
+import { enableEmailFactor, enableTotp, mailCount, nextCode, totpCode } from '../../helpers/second-factors';
 
 let stack: TestStack;
 beforeAll(async () => {
@@ -204,6 +205,58 @@ describe('register: POST /api/v1/auth/register (registrationWorkflow)', () => {
       expect(res.body.type).toBe('/problems/invalid-credentials');
       await api(stack).post('/api/v1/auth/login').send({ email: first.email, password: first.password }).expect(200);
       await api(stack).post('/api/v1/auth/login').send({ email: first.email, password: other }).expect(401);
+    });
+
+    test('a wrong password uses up one of the identity\'s attempts: the sixth try with the same proof is 429, even with the right password', async () => {
+      const first = await registerWorkspace(stack);
+      const token = await requestProof(stack, first.email);
+      for (let i = 0; i < 5; i++) {
+        await api(stack).post('/api/v1/auth/register').send({ token, email: first.email, password: `wrong password number ${i}`, confirmPassword: `wrong password number ${i}` }).expect(401);
+      }
+      const limited = await api(stack).post('/api/v1/auth/register').send({ token, email: first.email, password: first.password, confirmPassword: first.password }).expect(429);
+      expect(limited.body.type).toBe('/problems/too-many-attempts');
+      expect(limited.headers['retry-after']).toMatch(/^[0-9]+$/);
+      expect(await count(`SELECT count(*) AS n FROM memberships m JOIN users u ON u.tenant_id = m.tenant_id AND u.id = m.user_id WHERE u.identity_id = :id`, { id: first.me.globalUserId })).toBe(1);
+    });
+
+    test('with an authenticator on, the workspace is created once and the answer is 202 TOTP: no tokens until login with the factor', async () => {
+      const first = await registerWorkspace(stack);
+      const { secret } = await enableTotp(stack, first);
+      const token = await requestProof(stack, first.email);
+      const body = { token, email: first.email, password: first.password, confirmPassword: first.password };
+      const res = await api(stack).post('/api/v1/auth/register').send(body).expect(202);
+      expect(res.body).toEqual({ channel: 'TOTP', challengeId: null, expiresAt: null });
+      expect(res.body.accessToken).toBeUndefined();
+      const memberships = await stack.owner.query<{ slug: string }>(
+        `SELECT t.slug FROM memberships m JOIN users u ON u.tenant_id = m.tenant_id AND u.id = m.user_id JOIN tenants t ON t.id = m.tenant_id
+          WHERE u.identity_id = :id AND t.id <> :first`,
+        { replacements: { id: first.me.globalUserId, first: first.me.tenantId }, type: QueryTypes.SELECT },
+      );
+      expect(memberships).toHaveLength(1);
+      await api(stack).post('/api/v1/auth/register').send(body).expect(400);
+      const host = `${memberships[0]!.slug}.${stack.config.baseDomain}`;
+      const session = await api(stack).post('/api/v1/auth/login').set('Host', host).send({ email: first.email, password: first.password, totpCode: totpCode(secret, 1) }).expect(200);
+      expect(session.body.accessToken).toEqual(expect.any(String));
+    });
+
+    test('with email codes on, the answer is 202 EMAIL with a login challenge for the new workspace', async () => {
+      const first = await registerWorkspace(stack);
+      await enableEmailFactor(stack, first);
+      const token = await requestProof(stack, first.email);
+      const before = await mailCount(stack, first.email);
+      const res = await api(stack).post('/api/v1/auth/register').send({ token, email: first.email, password: first.password, confirmPassword: first.password }).expect(202);
+      expect(res.body).toEqual({ channel: 'EMAIL', challengeId: expect.any(String), expiresAt: expect.any(String) });
+      const code = await nextCode(stack, first.email, before);
+      const [created] = await stack.owner.query<{ slug: string }>(
+        `SELECT t.slug FROM memberships m JOIN users u ON u.tenant_id = m.tenant_id AND u.id = m.user_id JOIN tenants t ON t.id = m.tenant_id
+          WHERE u.identity_id = :id AND t.id <> :first`,
+        { replacements: { id: first.me.globalUserId, first: first.me.tenantId }, type: QueryTypes.SELECT },
+      );
+      await api(stack)
+        .post('/api/v1/auth/login')
+        .set('Host', `${created!.slug}.${stack.config.baseDomain}`)
+        .send({ email: first.email, password: first.password, challengeId: res.body.challengeId, code })
+        .expect(200);
     });
 
     test('with its current password, a second workspace is created for the same identity', async () => {
