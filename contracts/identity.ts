@@ -41,7 +41,7 @@ export interface RegistrationActivities {
 // ── email challenge: one emailed second-factor code ───────────────────────────────────────────────
 export const EMAIL_CHALLENGE_WORKFLOW = 'emailChallengeWorkflow';
 
-export type EmailChallengePurpose = 'LOGIN' | 'ENABLE_EMAIL_FACTOR' | 'DISABLE_EMAIL_FACTOR';
+export type EmailChallengePurpose = 'LOGIN' | 'STEP_UP' | 'ENABLE_EMAIL_FACTOR' | 'DISABLE_EMAIL_FACTOR';
 
 export interface EmailChallengeInput {
   challengeId: string;

@@ -395,6 +395,33 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/me/security/step-up": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm a second factor for this session before changing password or factors
+         * @description When the caller has a second factor on, changing the password, regenerating recovery codes, setting
+         *     up an authenticator and turning email codes on need a second factor confirmed in the same session
+         *     within the last five minutes (`STEP_UP_TTL_SECONDS`); otherwise they answer 403
+         *     `/problems/step-up-required`. Disabling a factor carries its own code and needs no step-up.
+         *     Send `totpCode` or `recoveryCode` (authenticator), or `challengeId` with `code` (email codes). An
+         *     empty body starts an email challenge (202 EmailChallengeResponse) for email-code users, and answers
+         *     202 with channel TOTP for authenticator users. A wrong code uses up one of the five attempts per
+         *     five minutes.
+         */
+        post: operations["stepUpSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/me/security/recovery-codes": {
         parameters: {
             query?: never;
@@ -1060,6 +1087,20 @@ export interface components {
             currentPassword: string;
             code?: string;
             recoveryCode?: string;
+        };
+        StepUpRequest: {
+            /** Format: uuid */
+            challengeId?: string;
+            code?: string;
+            totpCode?: string;
+            recoveryCode?: string;
+        };
+        StepUpResponse: {
+            /**
+             * Format: date-time
+             * @description Until when this session may change password and factors
+             */
+            verifiedUntil: string;
         };
         RecoveryResponse: {
             recoveryCodes: string[];
@@ -2088,6 +2129,47 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["SecurityStatus"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    stepUpSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StepUpRequest"];
+            };
+        };
+        responses: {
+            /** @description Second factor confirmed for this session */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StepUpResponse"];
+                };
+            };
+            /** @description Send the factor (an email code is on its way for email-code users) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmailChallengeResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -12,6 +12,7 @@ export const AUDIT_ACTIONS = {
   'auth.email-factor.disabled': { category: 'SECURITY', label: 'Email sign-in codes turned off', kind: 'UPDATE' },
   'auth.totp.enabled': { category: 'SECURITY', label: 'Authenticator app turned on', kind: 'UPDATE' },
   'auth.totp.disabled': { category: 'SECURITY', label: 'Authenticator app turned off', kind: 'UPDATE' },
+  'auth.step-up.succeeded': { category: 'SECURITY', label: 'Second factor confirmed for a change', kind: 'OTHER' },
   'auth.recovery-codes.regenerated': { category: 'SECURITY', label: 'Recovery codes regenerated', kind: 'UPDATE' },
   'auth.session.revoked': { category: 'AUTHENTICATION', label: 'Session revoked', kind: 'OTHER' },
   'auth.logout': { category: 'AUTHENTICATION', label: 'Logged out', kind: 'OTHER' },

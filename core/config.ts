@@ -51,6 +51,8 @@ export interface Config {
     totpEnrollmentTtlSeconds: number;
     attemptsPerWindow: number;
     attemptWindowSeconds: number;
+    /** How long a confirmed second factor lets the session change its password and factors. */
+    stepUpTtlSeconds: number;
     recoveryCodeScryptLogN: number;
   };
   mail: {
@@ -179,6 +181,7 @@ export function loadConfig(env: Env = process.env): Config {
       totpEnrollmentTtlSeconds: int(env, 'TOTP_ENROLLMENT_TTL_SECONDS', 600, 60, 3600),
       attemptsPerWindow: 5,
       attemptWindowSeconds: 300,
+      stepUpTtlSeconds: int(env, 'STEP_UP_TTL_SECONDS', 300, 30, 3600),
       recoveryCodeScryptLogN: int(env, 'RECOVERY_CODE_SCRYPT_LOG_N', 14, 10, 18),
     },
     mail: {

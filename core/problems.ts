@@ -14,6 +14,7 @@ export const PROBLEMS = {
   'invalid-refresh-token': { status: 401, title: 'The refresh token is invalid, expired or already used' },
   'invalid-second-factor': { status: 401, title: 'The second-factor code is wrong, expired or already used' },
   'permission-denied': { status: 403, title: 'The caller lacks the permission for this operation' },
+  'step-up-required': { status: 403, title: 'Confirm a second factor for this session first' },
   'not-found': { status: 404, title: 'The resource does not exist or is not visible' },
   'method-not-allowed': { status: 405, title: 'The method is not allowed on this resource' },
   conflict: { status: 409, title: 'The request conflicts with the current state' },

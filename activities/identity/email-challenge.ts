@@ -14,6 +14,7 @@ export interface EmailChallengeDeps {
 
 const SUBJECTS: Record<EmailChallengePurpose, string> = {
   LOGIN: 'Your sign-in code',
+  STEP_UP: 'Confirm it is you before a security change',
   ENABLE_EMAIL_FACTOR: 'Confirm turning on email sign-in codes',
   DISABLE_EMAIL_FACTOR: 'Confirm turning off email sign-in codes',
 };

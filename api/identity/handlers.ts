@@ -18,6 +18,7 @@ export type IdentityOperation =
   | 'revokeMySession'
   | 'changePassword'
   | 'getSecurityStatus'
+  | 'stepUpSession'
   | 'challengeEmailFactorSetting'
   | 'confirmEmailFactorSetting'
   | 'setupTotp'
@@ -72,6 +73,8 @@ export function identityHandlers({ registration, login, sessions, me, security }
     }),
 
     getSecurityStatus: memberOperation(async ({ principal }) => ({ status: 200, body: await security.getSecurityStatus(principal) })),
+
+    stepUpSession: memberOperation(async ({ principal, body, ctx }) => security.stepUpSession(principal, body, ctx)),
 
     challengeEmailFactorSetting: memberOperation(async ({ principal, body, ctx }) => ({
       status: 202,

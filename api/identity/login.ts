@@ -11,7 +11,7 @@ import type { Schemas } from '../http/operation-handler';
 import { assertPasswordWithinBytes } from './password-rules';
 import { normaliseEmail } from './registration';
 import type { SessionService, TokenPair } from './sessions';
-import type { SecondFactorService } from './second-factors';
+import { channelOf, factorOf, type EmailChallengeResponse, type FactorKind, type SecondFactorService } from './second-factors';
 
 export type LoginInput = Schemas['LoginRequest'];
 
@@ -23,30 +23,8 @@ export interface LoginServiceDeps {
   baseDomain: string;
 }
 
-/** interface.md §4.2 rule 2: exactly one factor, and the email factor needs both of its fields. */
-function assertFactorShape(input: LoginInput): void {
-  const emailFactor = input.challengeId !== undefined || input.code !== undefined;
-  const factors = [emailFactor, input.totpCode !== undefined, input.recoveryCode !== undefined].filter(Boolean).length;
-  if (factors > 1) {
-    throw new AppError('login-factors-invalid', 'Send exactly one of: challengeId with code, totpCode, recoveryCode');
-  }
-  if (emailFactor && (input.challengeId === undefined || input.code === undefined)) {
-    throw new AppError('login-factors-invalid', 'challengeId and code must be sent together');
-  }
-}
-
-export type EmailChallengeResponse = Schemas['EmailChallengeResponse'];
 
 export type LoginOutcome = { status: 200; body: TokenPair } | { status: 202; body: EmailChallengeResponse };
-
-type FactorKind = 'EMAIL_CODE' | 'TOTP' | 'RECOVERY_CODE';
-
-function factorOf(input: LoginInput): FactorKind | null {
-  if (input.code !== undefined) return 'EMAIL_CODE';
-  if (input.totpCode !== undefined) return 'TOTP';
-  if (input.recoveryCode !== undefined) return 'RECOVERY_CODE';
-  return null;
-}
 
 /** Login: password, then the identity's second factor when it has one. */
 export function createLogin(deps: LoginServiceDeps) {
@@ -70,23 +48,9 @@ export function createLogin(deps: LoginServiceDeps) {
     }
   }
 
-  async function verifyFactor(identity: Identity, chosen: ActiveMembership, input: LoginInput, kind: FactorKind): Promise<void> {
-    await factors.checkFactor(identity.id, kind, async () => {
-      if (kind === 'EMAIL_CODE') {
-        if (!identity.emailFactorEnabled || identity.totpSecretEncrypted) {
-          throw new AppError('invalid-second-factor', 'Email codes are not this account\'s second factor');
-        }
-        await factors.verifyEmailCode({ identityId: identity.id, tenantId: chosen.tenant_id, purpose: 'LOGIN' }, input.challengeId!, input.code!);
-      } else if (kind === 'TOTP') {
-        await factors.verifyTotpCode(identity, input.totpCode!);
-      } else {
-        await factors.verifyRecoveryCode(identity, input.recoveryCode!);
-      }
-    });
-  }
-
   async function login(input: LoginInput, ctx: RequestContext): Promise<LoginOutcome> {
-    assertFactorShape(input);
+    // interface.md §4.2 rule 2: exactly one factor, and the email factor needs both of its fields.
+    const factor = factorOf(input, 'login-factors-invalid');
     assertPasswordWithinBytes('password', input.password);
     let hostTenantId: string | null = null;
     if (ctx.host.kind === 'tenant') {
@@ -112,8 +76,7 @@ export function createLogin(deps: LoginServiceDeps) {
     const chosen = aimedAt[0];
     if (!chosen) throw new AppError('invalid-credentials');
 
-    const factor = factorOf(input);
-    const channel = identity.totpSecretEncrypted ? 'TOTP' : identity.emailFactorEnabled ? 'EMAIL' : null;
+    const channel = channelOf(identity);
     if (!channel) {
       if (factor) throw new AppError('login-factors-invalid', 'This account has no second factor; send email and password only');
       return { status: 200, body: await openSession(identity.id, chosen, null, ctx) };
@@ -124,7 +87,7 @@ export function createLogin(deps: LoginServiceDeps) {
       return { status: 202, body: { channel, ...challenge } };
     }
     try {
-      await verifyFactor(identity, chosen, input, factor);
+      await factors.verifyFactor(identity, { tenantId: chosen.tenant_id, purpose: 'LOGIN' }, input, factor, 'invalid-second-factor');
     } catch (err) {
       if (err instanceof AppError && (err.type === 'invalid-second-factor' || err.type === 'too-many-attempts')) {
         await recordFailure([chosen], err.type === 'too-many-attempts' ? 'second-factor attempts limited' : 'second factor rejected', ctx);

@@ -18,8 +18,7 @@ import type { RequestContext } from '../http/context';
 import type { Schemas } from '../http/operation-handler';
 import { assertNewPassword } from './password-rules';
 import type { SessionService, TokenPair } from './sessions';
-import type { SecondFactorService } from './second-factors';
-import type { EmailChallengeResponse } from './login';
+import type { EmailChallengeResponse, SecondFactorService } from './second-factors';
 
 const REGISTRATION_PASSWORD_MIN_CHARACTERS = 15;
 

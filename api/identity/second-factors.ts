@@ -26,6 +26,10 @@ import {
 import type { ProblemType } from '../../core/problems';
 import type { WorkflowClient } from '../workflow-client';
 import type { RequestContext } from '../http/context';
+import type { Schemas } from '../http/operation-handler';
+
+/** What a request answers when it needs a second factor next (202). */
+export type EmailChallengeResponse = Schemas['EmailChallengeResponse'];
 
 export interface SecondFactorDeps {
   db: Sequelize;
@@ -41,6 +45,36 @@ export type SecondFactorService = ReturnType<typeof createSecondFactorService>;
 export interface FactorHolder {
   id: string;
   totpSecretEncrypted: string | null;
+  emailFactorEnabled: boolean;
+}
+
+/** The second-factor fields of a request (login and step-up): one of the email pair, totpCode, recoveryCode. */
+export interface FactorProof {
+  challengeId?: string;
+  code?: string;
+  totpCode?: string;
+  recoveryCode?: string;
+}
+
+export type FactorKind = 'EMAIL_CODE' | 'TOTP' | 'RECOVERY_CODE';
+
+/** The factor a request carries, or null for none; mixed or incomplete factors are refused as `problem`. */
+export function factorOf(input: FactorProof, problem: ProblemType): FactorKind | null {
+  const emailFactor = input.challengeId !== undefined || input.code !== undefined;
+  const factors = [emailFactor, input.totpCode !== undefined, input.recoveryCode !== undefined].filter(Boolean).length;
+  if (factors > 1) throw new AppError(problem, 'Send exactly one of: challengeId with code, totpCode, recoveryCode');
+  if (emailFactor && (input.challengeId === undefined || input.code === undefined)) {
+    throw new AppError(problem, 'challengeId and code must be sent together');
+  }
+  if (emailFactor) return 'EMAIL_CODE';
+  if (input.totpCode !== undefined) return 'TOTP';
+  if (input.recoveryCode !== undefined) return 'RECOVERY_CODE';
+  return null;
+}
+
+/** The identity's second factor: an authenticator wins over email codes. */
+export function channelOf(identity: FactorHolder): 'TOTP' | 'EMAIL' | null {
+  return identity.totpSecretEncrypted ? 'TOTP' : identity.emailFactorEnabled ? 'EMAIL' : null;
 }
 
 const WRONG_CODE_DETAIL: Record<Exclude<VerifyCodeResult, 'VERIFIED'>, string> = {
@@ -88,6 +122,29 @@ export function createSecondFactorService(deps: SecondFactorDeps) {
       throw err;
     }
     await releaseFactorAttempt(db, reservation.attemptId);
+  }
+
+  /**
+   * Checks the factor a request carries against the identity's own factor, inside the attempt window.
+   * Email codes must come from a challenge started for the same identity, workspace and purpose.
+   */
+  async function verifyFactor(
+    identity: FactorHolder,
+    challenge: { tenantId: string; purpose: EmailChallengePurpose },
+    input: FactorProof,
+    kind: FactorKind,
+    rejectAs: ProblemType,
+  ): Promise<void> {
+    await checkFactor(identity.id, kind, async () => {
+      if (kind === 'EMAIL_CODE') {
+        if (channelOf(identity) !== 'EMAIL') throw new AppError(rejectAs, 'Email codes are not this account\'s second factor');
+        await verifyEmailCode({ identityId: identity.id, ...challenge }, input.challengeId!, input.code!, rejectAs);
+      } else if (kind === 'TOTP') {
+        await verifyTotpCode(identity, input.totpCode!, rejectAs);
+      } else {
+        await verifyRecoveryCode(identity, input.recoveryCode!, rejectAs);
+      }
+    });
   }
 
   /** A wrong current password counts against the same window, so a stolen access token cannot guess it. */
@@ -149,5 +206,5 @@ export function createSecondFactorService(deps: SecondFactorDeps) {
     }
   }
 
-  return { checkFactor, verifyCurrentPassword, startEmailChallenge, verifyEmailCode, verifyTotpCode, verifyRecoveryCode };
+  return { checkFactor, verifyFactor, verifyCurrentPassword, startEmailChallenge, verifyEmailCode, verifyTotpCode, verifyRecoveryCode };
 }

@@ -14,6 +14,7 @@ import {
   updatePasswordHash,
   type FactorState,
 } from '../../db/repositories/identity/second-factors';
+import { markSecondFactorVerified, secondFactorVerifiedAt } from '../../db/repositories/identity/sessions';
 import { AppError } from '../../core/problems';
 import type { AuditAction } from '../../core/audit-actions';
 import type { Config } from '../../core/config';
@@ -24,8 +25,7 @@ import { hashRecoveryCode, newRecoveryCode, RECOVERY_CODE_COUNT } from '../../co
 import type { Principal, RequestContext } from '../http/context';
 import type { Schemas } from '../http/operation-handler';
 import { recordCallerEvent } from '../audit/caller-events';
-import type { SecondFactorService } from './second-factors';
-import type { EmailChallengeResponse } from './login';
+import { channelOf, factorOf, type EmailChallengeResponse, type FactorHolder, type SecondFactorService } from './second-factors';
 import { assertNewPassword, assertPasswordWithinBytes } from './password-rules';
 
 type SecurityStatus = Schemas['SecurityStatus'];
@@ -71,6 +71,44 @@ export function createSecurity(deps: SecurityServiceDeps) {
     return identity;
   }
 
+  /**
+   * Step-up: with a second factor on, a change to the password or the factors needs that factor confirmed
+   * in this session within the last `stepUpTtlSeconds` (POST /me/security/step-up). The password and a
+   * stolen access token are not enough to mint new factors.
+   */
+  async function assertSteppedUp(principal: Principal, identity: FactorHolder): Promise<void> {
+    if (!channelOf(identity)) return;
+    const verifiedAt = await withTenant(db, principal.tenantId, (tx) => secondFactorVerifiedAt(tx, { tenantId: principal.tenantId }, principal.sessionId));
+    if (verifiedAt && verifiedAt.getTime() > Date.now() - settings.stepUpTtlSeconds * 1000) return;
+    throw new AppError('step-up-required', 'This change needs your second factor: confirm it with POST /api/v1/me/security/step-up, then retry');
+  }
+
+  async function stepUpSession(
+    principal: Principal,
+    body: Schemas['StepUpRequest'],
+    ctx: RequestContext,
+  ): Promise<{ status: 200; body: Schemas['StepUpResponse'] } | { status: 202; body: EmailChallengeResponse }> {
+    const factor = factorOf(body, 'validation');
+    const identity = await identityOf(principal);
+    const channel = channelOf(identity);
+    if (!channel) throw new AppError('second-factor-state', 'No second factor is on: changes need only the current password');
+    if (!factor) {
+      if (channel === 'TOTP') return { status: 202, body: { channel, challengeId: null, expiresAt: null } };
+      const challenge = await factors.startEmailChallenge({ identityId: identity.id, tenantId: principal.tenantId, purpose: 'STEP_UP' }, ctx);
+      return { status: 202, body: { channel, ...challenge } };
+    }
+    await factors.verifyFactor(identity, { tenantId: principal.tenantId, purpose: 'STEP_UP' }, body, factor, 'second-factor-code-incorrect');
+    const verifiedAt = await audited(
+      principal,
+      ctx,
+      'auth.step-up.succeeded',
+      (tx) => markSecondFactorVerified(tx, { tenantId: principal.tenantId }, principal.sessionId),
+      () => `second factor: ${factor}`,
+    );
+    if (!verifiedAt) throw new AppError('not-found', 'The session has ended');
+    return { status: 200, body: { verifiedUntil: new Date(verifiedAt.getTime() + settings.stepUpTtlSeconds * 1000).toISOString() } };
+  }
+
   /** Commits a security change and its audit event together, in the caller's workspace. */
   function audited<T>(
     principal: Principal,
@@ -103,6 +141,8 @@ export function createSecurity(deps: SecurityServiceDeps) {
   ): Promise<EmailChallengeResponse> {
     const identity = await reauthenticate(principal, body.currentPassword);
     if (body.purpose === 'ENABLE' && identity.emailFactorEnabled) throw new AppError('second-factor-state', 'Email codes are already on');
+    // Turning email codes off is confirmed by an emailed code itself; turning them on next to an authenticator needs it.
+    if (body.purpose === 'ENABLE') await assertSteppedUp(principal, identity);
     if (body.purpose === 'DISABLE' && !identity.emailFactorEnabled) throw new AppError('second-factor-state', 'Email codes are already off');
     const purpose = body.purpose === 'ENABLE' ? 'ENABLE_EMAIL_FACTOR' : 'DISABLE_EMAIL_FACTOR';
     const challenge = await factors.startEmailChallenge({ identityId: principal.identityId, tenantId: principal.tenantId, purpose }, ctx);
@@ -118,6 +158,7 @@ export function createSecurity(deps: SecurityServiceDeps) {
     // A challenge was issued for the opposite of the current state; the workflow rejects any other purpose.
     const enable = !identity.emailFactorEnabled;
     const purpose = enable ? 'ENABLE_EMAIL_FACTOR' : 'DISABLE_EMAIL_FACTOR';
+    if (enable) await assertSteppedUp(principal, identity);
     await factors.checkFactor(principal.identityId, 'EMAIL_CODE', () =>
       factors.verifyEmailCode({ identityId: principal.identityId, tenantId: principal.tenantId, purpose }, body.challengeId, body.code, 'second-factor-code-incorrect'),
     );
@@ -130,6 +171,7 @@ export function createSecurity(deps: SecurityServiceDeps) {
   async function setupTotp(principal: Principal, body: Schemas['SetupRequest']): Promise<Schemas['SetupResponse']> {
     const identity = await reauthenticate(principal, body.currentPassword);
     if (identity.totpSecretEncrypted) throw new AppError('second-factor-state', 'An authenticator is already on; disable it first');
+    await assertSteppedUp(principal, identity);
     const secret = newTotpSecret();
     const { enrollmentId, expiresAt } = await createTotpEnrollment(db, identity.id, {
       secretEncrypted: factorSecrets.encrypt('totp-secret', secret),
@@ -142,6 +184,7 @@ export function createSecurity(deps: SecurityServiceDeps) {
   async function confirmTotp(principal: Principal, body: Schemas['ConfirmRequest'], ctx: RequestContext): Promise<Schemas['RecoveryResponse']> {
     const identity = await reauthenticate(principal, body.currentPassword);
     if (identity.totpSecretEncrypted) throw new AppError('second-factor-state', 'An authenticator is already on');
+    await assertSteppedUp(principal, identity);
     const sealed = await findPendingEnrollment(db, identity.id, body.enrollmentId);
     if (!sealed) throw new AppError('not-found', 'No pending authenticator enrolment has this id; it may have expired');
     let step: number | null = null;
@@ -184,6 +227,7 @@ export function createSecurity(deps: SecurityServiceDeps) {
   async function regenerateRecoveryCodes(principal: Principal, body: Schemas['SetupRequest'], ctx: RequestContext): Promise<Schemas['RecoveryResponse']> {
     const identity = await reauthenticate(principal, body.currentPassword);
     if (!identity.totpSecretEncrypted) throw new AppError('second-factor-state', 'Recovery codes exist only with an authenticator');
+    await assertSteppedUp(principal, identity);
     const { codes, hashes } = await newRecoveryCodes();
     await audited(principal, ctx, 'auth.recovery-codes.regenerated', (tx) => replaceRecoveryCodes(tx, identity.id, hashes));
     return { recoveryCodes: codes };
@@ -196,6 +240,7 @@ export function createSecurity(deps: SecurityServiceDeps) {
   ): Promise<void> {
     assertNewPassword(body.newPassword, body.confirmPassword, CHANGE_PASSWORD_MIN_CHARACTERS, 'newPassword');
     const identity = await reauthenticate(principal, body.currentPassword);
+    await assertSteppedUp(principal, identity);
     const passwordHash = await deps.hasher.hash(body.newPassword);
     await audited(
       principal,
@@ -211,6 +256,7 @@ export function createSecurity(deps: SecurityServiceDeps) {
   }
 
   return {
+    stepUpSession,
     getSecurityStatus,
     challengeEmailFactorSetting,
     confirmEmailFactorSetting,

@@ -86,6 +86,7 @@ export class Session extends Model<InferAttributes<Session>, InferCreationAttrib
   declare userAgent: string | null;
   declare revokedAt: CreationOptional<Date | null>;
   declare revokedReason: CreationOptional<string | null>;
+  declare secondFactorVerifiedAt: CreationOptional<Date | null>;
 }
 
 export class RefreshToken extends Model<InferAttributes<RefreshToken>, InferCreationAttributes<RefreshToken>> {
@@ -197,6 +198,7 @@ export function initIdentityModels(sequelize: Sequelize): void {
       userAgent: DataTypes.TEXT,
       revokedAt: DataTypes.DATE,
       revokedReason: DataTypes.TEXT,
+      secondFactorVerifiedAt: DataTypes.DATE,
     },
     { sequelize, tableName: 'sessions' },
   );

@@ -144,3 +144,22 @@ export async function revokeOwnSession(tx: Db, scope: { tenantId: string; member
   );
   return count === 1;
 }
+
+/** Records that the session confirmed a second factor now; returns that time. */
+export async function markSecondFactorVerified(tx: Db, scope: { tenantId: string }, sessionId: string): Promise<Date | null> {
+  const [, rows] = await Session.update(
+    { secondFactorVerifiedAt: new Date() },
+    { where: { tenantId: scope.tenantId, id: sessionId, revokedAt: null }, returning: true, transaction: transactionOf(tx) },
+  );
+  return rows[0]?.secondFactorVerifiedAt ?? null;
+}
+
+/** When the session last confirmed a second factor, or null. */
+export async function secondFactorVerifiedAt(tx: Db, scope: { tenantId: string }, sessionId: string): Promise<Date | null> {
+  const session = await Session.findOne({
+    attributes: ['secondFactorVerifiedAt'],
+    where: { tenantId: scope.tenantId, id: sessionId },
+    transaction: transactionOf(tx),
+  });
+  return session?.secondFactorVerifiedAt ?? null;
+}

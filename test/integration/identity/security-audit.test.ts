@@ -32,6 +32,7 @@ describe('audit events for security changes', () => {
     const second = await login(stack, { email: user.email, password: user.password, totpCode: totpCode(secret, 1) }).expect(200);
     // Five factor attempts so far fill the identity's window; make room for the rest of the walk-through.
     await stack.owner.query('DELETE FROM factor_attempts WHERE identity_id = :id', { replacements: { id: user.me.globalUserId } });
+    await post('/step-up', { recoveryCode: recoveryCodes[0] }).expect(200);
     const regenerated = await post('/recovery-codes', { currentPassword: user.password }).expect(200);
     secrets.push(...regenerated.body.recoveryCodes);
     await post('/totp/disable', { currentPassword: user.password, recoveryCode: regenerated.body.recoveryCodes[0] }).expect(200);
@@ -53,6 +54,7 @@ describe('audit events for security changes', () => {
       'auth.totp.enabled',
       'auth.login.failed',
       'auth.login.succeeded',
+      'auth.step-up.succeeded',
       'auth.recovery-codes.regenerated',
       'auth.totp.disabled',
       'auth.session.revoked',
