@@ -9,6 +9,7 @@ import { createPasswordHasher, type PasswordHasher } from '../core/passwords';
 import { createAccessTokenIssuer, type AccessTokenIssuer } from '../core/access-tokens';
 import { createFactorSecrets } from '../core/factor-secrets';
 import { createOperationIndex, loadOpenApiDocument, type OpenApiDocument, type OperationIndex } from '../contracts/operations';
+import { createRequestLimits } from './http/request-limits';
 import { createWorkflowClient } from './workflow-client';
 import { requestContext } from './middleware/request-context';
 import { authenticate } from './middleware/authenticate';
@@ -52,15 +53,16 @@ function createHandlers(deps: AppDeps, doc: OpenApiDocument, index: OperationInd
     timeoutMs: config.temporal.workflowResponseTimeoutMs,
   });
   const companies = createCompanyScopes(db);
-  const factorSecrets = createFactorSecrets(config.secondFactors.secretKey);
+  const factorSecrets = createFactorSecrets(config.secondFactors.secretKeys);
   const sessions = createSessionService({ db, tokens, sessions: config.sessions });
-  const factors = createSecondFactorService({ db, hasher, factorSecrets, workflows, settings: config.secondFactors });
+  const limits = createRequestLimits(db, config.requestLimits);
+  const factors = createSecondFactorService({ db, hasher, factorSecrets, workflows, settings: config.secondFactors, limits });
   return {
     ...serviceHandlers({ db, temporal: deps.temporal, doc }),
     ...mailHandlers({ db, mailer: deps.mailer }),
     ...identityHandlers({
-      registration: createRegistration({ db, workflows, hasher, sessions, factors }),
-      login: createLogin({ db, hasher, sessions, factors, baseDomain: config.baseDomain }),
+      registration: createRegistration({ db, workflows, hasher, sessions, factors, limits }),
+      login: createLogin({ db, hasher, sessions, factors, limits, baseDomain: config.baseDomain }),
       sessions,
       me: createMe({ db }),
       security: createSecurity({ db, hasher, factors, factorSecrets, settings: config.secondFactors, emailDeliveryAvailable: Boolean(deps.mailer) }),

@@ -1521,7 +1521,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Attempts limited; `Retry-After` gives the wait in seconds */
+        /** @description Requests or attempts limited (`too-many-requests` per client IP or target email, `too-many-attempts` per identity); `Retry-After` gives the wait in seconds */
         TooManyRequests: {
             headers: {
                 "Retry-After"?: number;
@@ -1685,6 +1685,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };

@@ -1,4 +1,5 @@
 // Configuration is read once at start-up, validated, and passed down; nothing reads process.env later.
+import type { FactorKey } from './factor-secrets';
 
 export interface JwtKey {
   kid: string;
@@ -44,8 +45,8 @@ export interface Config {
     scryptLogN: number;
   };
   secondFactors: {
-    /** Root key for second-factor secrets: TOTP secrets at rest, emailed codes, their MACs (HKDF subkeys). */
-    secretKey: Buffer;
+    /** Root keys for second-factor secrets (TOTP secrets at rest, emailed codes, their MACs); the first seals. */
+    secretKeys: FactorKey[];
     issuer: string; // shown in authenticator apps
     emailCodeTtlSeconds: number;
     totpEnrollmentTtlSeconds: number;
@@ -60,8 +61,13 @@ export interface Config {
     from: string;
   };
   validateResponses: boolean;
-  /** Express 'trust proxy' setting: which hops may set X-Forwarded-For (default: loopback only). */
-  trustProxy: string;
+  /**
+   * Express 'trust proxy': the proxies (addresses, CIDRs or loopback/linklocal/uniquelocal) whose
+   * X-Forwarded-For is believed. Empty (the default): the client IP is the socket's peer.
+   */
+  trustProxy: string[];
+  /** Request-rate limits of the public operations, per client IP and per target email, shared in PostgreSQL. */
+  requestLimits: Record<LimitedAction, { perIp: RateWindow; perEmail: RateWindow }>;
 }
 
 type Env = Record<string, string | undefined>;
@@ -77,6 +83,27 @@ function int(env: Env, name: string, fallback: number, min: number, max: number)
   return value;
 }
 
+/** The operations limited per client IP and per target email (request-rate limits). */
+export type LimitedAction = 'login' | 'register' | 'magicLink' | 'emailChallenge';
+
+/** At most `points` requests in `seconds`. */
+export interface RateWindow {
+  points: number;
+  seconds: number;
+}
+
+/** "points/seconds", e.g. "30/300": thirty requests per five minutes. */
+function rate(env: Env, name: string, fallback: string): RateWindow {
+  const raw = str(env, name, fallback);
+  const match = /^([0-9]+)\/([0-9]+)$/.exec(raw);
+  const points = Number(match?.[1]);
+  const seconds = Number(match?.[2]);
+  if (!match || points < 1 || points > 1_000_000 || seconds < 1 || seconds > 86_400) {
+    throw new ConfigError(`${name} must be "requests/seconds" (1..1000000 / 1..86400), got "${raw}"`);
+  }
+  return { points, seconds };
+}
+
 function str(env: Env, name: string, fallback: string): string {
   const raw = env[name];
   return raw === undefined || raw === '' ? fallback : raw;
@@ -86,15 +113,26 @@ const DEV_JWT_SECRET = 'development-only-signing-key-never-used-in-production-01
 
 const DEV_FACTOR_SECRET = 'development-only-second-factor-key-never-used-in-production-0123';
 
-function secondFactorKey(env: Env, production: boolean): Buffer {
-  const raw = env.SECOND_FACTOR_SECRET_KEY;
-  if (!raw) {
-    if (production) throw new ConfigError('SECOND_FACTOR_SECRET_KEY is required in production');
-    return Buffer.from(DEV_FACTOR_SECRET);
+/**
+ * SECOND_FACTOR_SECRET_KEYS="kid2:base64,kid1:base64": the first seals, all open (rotation). A single
+ * SECOND_FACTOR_SECRET_KEY is the one key "k1".
+ */
+function secondFactorKeys(env: Env, production: boolean): FactorKey[] {
+  const list = env.SECOND_FACTOR_SECRET_KEYS;
+  const single = env.SECOND_FACTOR_SECRET_KEY;
+  if (!list && !single) {
+    if (production) throw new ConfigError('SECOND_FACTOR_SECRET_KEYS (or SECOND_FACTOR_SECRET_KEY) is required in production');
+    return [{ kid: 'dev-1', key: Buffer.from(DEV_FACTOR_SECRET) }];
   }
-  const bytes = Buffer.from(raw, 'base64');
-  if (bytes.length < 32) throw new ConfigError('SECOND_FACTOR_SECRET_KEY must be at least 32 bytes (base64)');
-  return bytes;
+  const pairs = list ? list.split(',').map((pair) => pair.trim().split(':')) : [['k1', single!]];
+  const keys = pairs.map(([kid, raw]) => {
+    if (!kid || !/^[A-Za-z0-9_-]{1,32}$/.test(kid) || !raw) throw new ConfigError('SECOND_FACTOR_SECRET_KEYS must be "kid:base64key,..."');
+    const key = Buffer.from(raw, 'base64');
+    if (key.length < 32) throw new ConfigError(`second-factor key "${kid}" must be at least 32 bytes (base64)`);
+    return { kid, key };
+  });
+  if (new Set(keys.map((k) => k.kid)).size !== keys.length) throw new ConfigError('SECOND_FACTOR_SECRET_KEYS repeats a key id');
+  return keys;
 }
 
 function jwtKeys(env: Env, production: boolean): JwtKey[] {
@@ -123,7 +161,7 @@ export function loadConfig(env: Env = process.env): Config {
   const nodeEnv = env.NODE_ENV ?? '';
   if (nodeEnv === '') {
     throw new ConfigError(
-      'NODE_ENV is not set: use production (with JWT_KEYS, SECOND_FACTOR_SECRET_KEY and SENDGRID_API_KEY), ' +
+      'NODE_ENV is not set: use production (with JWT_KEYS, SECOND_FACTOR_SECRET_KEYS and SENDGRID_API_KEY), ' +
         'or development / test for the built-in development keys and mail outbox',
     );
   }
@@ -174,7 +212,7 @@ export function loadConfig(env: Env = process.env): Config {
       scryptLogN: int(env, 'PASSWORD_SCRYPT_LOG_N', 17, 10, 20),
     },
     secondFactors: {
-      secretKey: secondFactorKey(env, production),
+      secretKeys: secondFactorKeys(env, production),
       issuer: str(env, 'TOTP_ISSUER', 'Accounting'),
       // interface.md §5.6 and §8 fix five minutes and five attempts; the TTL is settable only so tests need not wait.
       emailCodeTtlSeconds: int(env, 'EMAIL_CODE_TTL_SECONDS', 300, 1, 3600),
@@ -188,7 +226,16 @@ export function loadConfig(env: Env = process.env): Config {
       sendgridApiKey,
       from: str(env, 'MAIL_FROM', 'no-reply@accounting.localhost'),
     },
-    trustProxy: str(env, 'TRUST_PROXY', 'loopback'),
+    trustProxy: str(env, 'TRUST_PROXY', '').split(',').map((p) => p.trim()).filter(Boolean),
+    requestLimits: {
+      login: { perIp: rate(env, 'RATE_LIMIT_LOGIN_PER_IP', '100/300'), perEmail: rate(env, 'RATE_LIMIT_LOGIN_PER_EMAIL', '30/300') },
+      register: { perIp: rate(env, 'RATE_LIMIT_REGISTER_PER_IP', '20/600'), perEmail: rate(env, 'RATE_LIMIT_REGISTER_PER_EMAIL', '10/600') },
+      magicLink: { perIp: rate(env, 'RATE_LIMIT_MAGIC_LINK_PER_IP', '20/3600'), perEmail: rate(env, 'RATE_LIMIT_MAGIC_LINK_PER_EMAIL', '5/3600') },
+      emailChallenge: {
+        perIp: rate(env, 'RATE_LIMIT_EMAIL_CHALLENGE_PER_IP', '50/600'),
+        perEmail: rate(env, 'RATE_LIMIT_EMAIL_CHALLENGE_PER_EMAIL', '10/600'),
+      },
+    },
     validateResponses: str(env, 'VALIDATE_RESPONSES', nodeEnv === 'production' ? 'false' : 'true') === 'true',
   };
   if (!['debug', 'info', 'warn', 'error', 'silent'].includes(config.logLevel)) {

@@ -32,6 +32,7 @@ export const PROBLEMS = {
   'payload-too-large': { status: 413, title: 'The request body is too large' },
   'unsupported-media-type': { status: 415, title: 'The request body must be application/json' },
   'too-many-attempts': { status: 429, title: 'Too many attempts; wait before trying again' },
+  'too-many-requests': { status: 429, title: 'Too many requests; wait before trying again' },
   internal: { status: 500, title: 'An unexpected error occurred' },
   'operation-pending': { status: 503, title: 'The operation did not finish in time; it may still complete' },
   'dependency-unavailable': { status: 503, title: 'A service this operation depends on is unavailable' },

@@ -28,7 +28,7 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
     proofsPerEmailPerHour: deps.config.registration.proofsPerEmailPerHour,
     // New workspaces get the default roles the OpenAPI document names for each permission.
     defaultPermissions: createOperationIndex(loadOpenApiDocument()).defaultPermissions(),
-    factorSecrets: createFactorSecrets(deps.config.secondFactors.secretKey),
+    factorSecrets: createFactorSecrets(deps.config.secondFactors.secretKeys),
     emailCodeTtlSeconds: deps.config.secondFactors.emailCodeTtlSeconds,
   });
   const bundlePath = deps.workflowBundlePath ?? deps.config.temporal.workflowBundlePath;

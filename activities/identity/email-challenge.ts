@@ -34,9 +34,9 @@ export function createEmailChallengeActivities(deps: EmailChallengeDeps): EmailC
   }): Promise<string> {
     const sealed = await storeChallengeCode(db, input.identityId, {
       challengeId: input.challengeId,
-      codeEncrypted: factorSecrets.encrypt('email-code', newEmailCode()),
+      codeEncrypted: factorSecrets.encrypt('email-code', input.identityId, newEmailCode()),
     });
-    const code = factorSecrets.decrypt('email-code', sealed);
+    const code = factorSecrets.decrypt('email-code', input.identityId, sealed);
     const email = await identityEmail(db, input.identityId);
     if (!email) throw ApplicationFailure.nonRetryable('identity no longer exists', 'IdentityGone');
     const minutes = Math.round(deps.emailCodeTtlSeconds / 60);

@@ -1,7 +1,10 @@
 // What the HTTP layer hands to services: plain data, no Express types.
 
 export interface RequestContext {
+  /** The service's id of this operation, always generated here: audit events and workflows carry it. */
   correlationId: string;
+  /** The client's own X-Correlation-Id, when it sent a well-formed one: logged and echoed, never adopted. */
+  clientCorrelationId: string | null;
   ipAddress: string | null;
   userAgent: string | null;
   host: HostContext;

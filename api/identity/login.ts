@@ -7,6 +7,7 @@ import { recordAuditEvent } from '../../db/repositories/audit/events';
 import { AppError } from '../../core/problems';
 import type { PasswordHasher } from '../../core/passwords';
 import type { RequestContext } from '../http/context';
+import type { RequestLimits } from '../http/request-limits';
 import type { Schemas } from '../http/operation-handler';
 import { assertPasswordWithinBytes } from './password-rules';
 import { normaliseEmail } from './registration';
@@ -20,6 +21,7 @@ export interface LoginServiceDeps {
   hasher: PasswordHasher;
   sessions: SessionService;
   factors: SecondFactorService;
+  limits: RequestLimits;
   baseDomain: string;
 }
 
@@ -51,6 +53,8 @@ export function createLogin(deps: LoginServiceDeps) {
   async function login(input: LoginInput, ctx: RequestContext): Promise<LoginOutcome> {
     // interface.md §4.2 rule 2: exactly one factor, and the email factor needs both of its fields.
     const factor = factorOf(input, 'login-factors-invalid');
+    // Before any lookup or hash: every login request counts, the second steps too (each one checks the password).
+    await deps.limits.consume('login', { ip: ctx.ipAddress, target: normaliseEmail(input.email) });
     assertPasswordWithinBytes('password', input.password);
     let hostTenantId: string | null = null;
     if (ctx.host.kind === 'tenant') {

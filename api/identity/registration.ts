@@ -14,6 +14,7 @@ import {
 } from '../../contracts/identity';
 import { registrationProofWorkflowId, registrationWorkflowId } from '../../contracts/workflow-ids';
 import type { WorkflowClient } from '../workflow-client';
+import type { RequestLimits } from '../http/request-limits';
 import type { RequestContext } from '../http/context';
 import type { Schemas } from '../http/operation-handler';
 import { assertNewPassword } from './password-rules';
@@ -28,6 +29,7 @@ export interface RegistrationDeps {
   hasher: PasswordHasher;
   sessions: SessionService;
   factors: SecondFactorService;
+  limits: RequestLimits;
 }
 
 export type RegisterOutcome = { status: 201; body: TokenPair } | { status: 202; body: EmailChallengeResponse };
@@ -40,6 +42,7 @@ export function normaliseEmail(email: string): string {
 export function createRegistration(deps: RegistrationDeps) {
   /** Starts the proof workflow and returns at once: the answer never depends on the email. */
   async function requestMagicLink(email: string, ctx: RequestContext): Promise<void> {
+    await deps.limits.consume('magicLink', { ip: ctx.ipAddress, target: normaliseEmail(email) });
     const proofId = randomUUID();
     await deps.workflows.start<RegistrationProofWorkflow>(REGISTRATION_PROOF_WORKFLOW, {
       workflowId: registrationProofWorkflowId(proofId),
@@ -48,8 +51,9 @@ export function createRegistration(deps: RegistrationDeps) {
   }
 
   async function register(input: Schemas['RegisterRequest'], ctx: RequestContext): Promise<RegisterOutcome> {
-    assertNewPassword(input.password, input.confirmPassword, REGISTRATION_PASSWORD_MIN_CHARACTERS);
     const email = normaliseEmail(input.email);
+    await deps.limits.consume('register', { ip: ctx.ipAddress, target: email });
+    assertNewPassword(input.password, input.confirmPassword, REGISTRATION_PASSWORD_MIN_CHARACTERS);
     const proof = await RegistrationProof.findOne({ where: { tokenHash: sha256(input.token) } });
     const usable =
       proof && proof.email === email && !proof.consumedAt && !proof.supersededAt && proof.expiresAt.getTime() > Date.now();

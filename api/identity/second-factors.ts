@@ -26,6 +26,7 @@ import {
 import type { ProblemType } from '../../core/problems';
 import type { WorkflowClient } from '../workflow-client';
 import type { RequestContext } from '../http/context';
+import type { RequestLimits } from '../http/request-limits';
 import type { Schemas } from '../http/operation-handler';
 
 /** What a request answers when it needs a second factor next (202). */
@@ -37,6 +38,7 @@ export interface SecondFactorDeps {
   factorSecrets: FactorSecrets;
   workflows: WorkflowClient;
   settings: Config['secondFactors'];
+  limits: RequestLimits;
 }
 
 export type SecondFactorService = ReturnType<typeof createSecondFactorService>;
@@ -158,6 +160,8 @@ export function createSecondFactorService(deps: SecondFactorDeps) {
     who: { identityId: string; tenantId: string; purpose: EmailChallengePurpose },
     ctx: RequestContext,
   ): Promise<{ challengeId: string; expiresAt: string }> {
+    // Each challenge mails a code: limited per client IP and per identity, whatever started it.
+    await deps.limits.consume('emailChallenge', { ip: ctx.ipAddress, target: who.identityId });
     const challengeId = randomUUID();
     const expiresAt = new Date(Date.now() + settings.emailCodeTtlSeconds * 1000).toISOString();
     await deps.workflows.start<EmailChallengeWorkflow>(EMAIL_CHALLENGE_WORKFLOW, {
@@ -186,7 +190,7 @@ export function createSecondFactorService(deps: SecondFactorDeps) {
   /** A code within ±1 step, and later than every step this identity used before: single use. */
   async function verifyTotpCode(identity: FactorHolder, code: string, rejectAs: ProblemType = 'invalid-second-factor'): Promise<void> {
     if (!identity.totpSecretEncrypted) throw new AppError('second-factor-state', 'No authenticator is enabled');
-    const secret = deps.factorSecrets.decrypt('totp-secret', identity.totpSecretEncrypted);
+    const secret = deps.factorSecrets.decrypt('totp-secret', identity.id, identity.totpSecretEncrypted);
     const step = matchTotpStep(secret, code, Date.now());
     if (step === null) throw new AppError(rejectAs, 'The authenticator code is wrong or out of time');
     if (!(await spendTotpStep(db, identity.id, step))) {

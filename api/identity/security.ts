@@ -174,7 +174,7 @@ export function createSecurity(deps: SecurityServiceDeps) {
     await assertSteppedUp(principal, identity);
     const secret = newTotpSecret();
     const { enrollmentId, expiresAt } = await createTotpEnrollment(db, identity.id, {
-      secretEncrypted: factorSecrets.encrypt('totp-secret', secret),
+      secretEncrypted: factorSecrets.encrypt('totp-secret', identity.id, secret),
       ttlSeconds: settings.totpEnrollmentTtlSeconds,
     });
     const uri = otpauthUri({ issuer: settings.issuer, account: identity.email, secret });
@@ -189,7 +189,7 @@ export function createSecurity(deps: SecurityServiceDeps) {
     if (!sealed) throw new AppError('not-found', 'No pending authenticator enrolment has this id; it may have expired');
     let step: number | null = null;
     await factors.checkFactor(identity.id, 'TOTP', async () => {
-      step = matchTotpStep(factorSecrets.decrypt('totp-secret', sealed), body.code, Date.now());
+      step = matchTotpStep(factorSecrets.decrypt('totp-secret', identity.id, sealed), body.code, Date.now());
       if (step === null) throw new AppError('second-factor-code-incorrect', 'The authenticator code is wrong or out of time');
     });
     const { codes, hashes } = await newRecoveryCodes();

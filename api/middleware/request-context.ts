@@ -4,7 +4,8 @@ import type { Logger } from '../../core/logger';
 import type { HostContext, Principal, RequestContext } from '../http/context';
 import type { OperationInfo } from '../../contracts/operations';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** What a client may send as its own correlation id: printable, header-safe, bounded. */
+const CLIENT_CORRELATION_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
 
 export interface Locals {
   ctx: RequestContext;
@@ -28,21 +29,27 @@ export function parseHost(hostHeader: string | undefined, baseDomain: string): H
   return { kind: 'central' };
 }
 
-/** Correlation id (from X-Correlation-Id when it is a UUID), request context, one access-log line per request. */
+/**
+ * Correlation id (always the service's own: a client could otherwise thread its audit events into another
+ * operation), the client's X-Correlation-Id kept beside it, request context, one access-log line per request.
+ */
 export function requestContext(logger: Logger, baseDomain: string) {
   return (req: Request, res: Response, next: NextFunction) => {
     const incoming = req.get('x-correlation-id');
-    const correlationId = incoming && UUID.test(incoming) ? incoming.toLowerCase() : randomUUID();
+    const clientCorrelationId = incoming && CLIENT_CORRELATION_ID.test(incoming) ? incoming : null;
+    const correlationId = randomUUID();
     const started = process.hrtime.bigint();
-    const log = logger.child({ correlationId });
+    const log = logger.child(clientCorrelationId ? { correlationId, clientCorrelationId } : { correlationId });
     const ctx: RequestContext = {
       correlationId,
+      clientCorrelationId,
       ipAddress: req.ip ?? null,
       userAgent: req.get('user-agent')?.slice(0, 512) ?? null,
       host: parseHost(req.get('host'), baseDomain),
     };
     Object.assign(res.locals, { ctx, log } satisfies Locals);
     res.setHeader('X-Correlation-Id', correlationId);
+    if (clientCorrelationId) res.setHeader('X-Client-Correlation-Id', clientCorrelationId);
     res.setHeader('X-Content-Type-Options', 'nosniff');
     res.setHeader('Referrer-Policy', 'no-referrer');
     if (req.path.startsWith('/api/')) res.setHeader('Cache-Control', 'no-store');

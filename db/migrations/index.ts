@@ -6,6 +6,7 @@ import * as ledger from './2026.11.21T09.00.00.ledger';
 import * as principalLookup from './2026.11.21T10.00.00.principal-lookup';
 import * as factorAttemptReservations from './2026.11.23T06.00.00.factor-attempt-reservations';
 import * as sessionStepUp from './2026.11.23T07.00.00.session-step-up';
+import * as requestLimits from './2026.11.23T08.00.00.request-limits';
 
 export type { MigrationContext };
 
@@ -23,4 +24,5 @@ export const MIGRATIONS: Array<{ name: string; module: MigrationModule }> = [
   { name: '2026.11.21T10.00.00.principal-lookup', module: principalLookup },
   { name: '2026.11.23T06.00.00.factor-attempt-reservations', module: factorAttemptReservations },
   { name: '2026.11.23T07.00.00.session-step-up', module: sessionStepUp },
+  { name: '2026.11.23T08.00.00.request-limits', module: requestLimits },
 ];

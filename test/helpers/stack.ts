@@ -17,6 +17,17 @@ import { createWorker } from '../../worker/create-worker';
 const BUNDLE_PATH = path.join(__dirname, '..', '.tmp', 'workflow-bundle.js');
 let runtimeInstalled = false;
 
+/**
+ * Every test file's requests come from 127.0.0.1, so per-IP request limits are lifted by default; the
+ * request-limit tests set them back (an empty value means the default) and send their own client IPs.
+ */
+const PER_IP_UNLIMITED: Record<string, string> = {
+  RATE_LIMIT_LOGIN_PER_IP: '1000000/1',
+  RATE_LIMIT_REGISTER_PER_IP: '1000000/1',
+  RATE_LIMIT_MAGIC_LINK_PER_IP: '1000000/1',
+  RATE_LIMIT_EMAIL_CHALLENGE_PER_IP: '1000000/1',
+};
+
 export interface TestStack {
   config: Config;
   app: Express;
@@ -31,6 +42,11 @@ export interface TestStack {
   stop(): Promise<void>;
 }
 
+/** The configuration every test app uses: fast password hashing, silent logs, per-IP limits lifted. */
+export function loadTestConfig(overrides: Record<string, string> = {}): Config {
+  return loadConfig({ ...process.env, NODE_ENV: 'test', PASSWORD_SCRYPT_LOG_N: '12', LOG_LEVEL: 'silent', ...PER_IP_UNLIMITED, ...overrides });
+}
+
 /**
  * The real app with a real worker on its own task queue, against the test database and the Temporal dev
  * server that `npm test` started. One per test file.
@@ -40,7 +56,7 @@ export async function startTestStack(overrides: Record<string, string> = {}, opt
     Runtime.install({ logger: new DefaultLogger('WARN') });
     runtimeInstalled = true;
   }
-  const config = loadConfig({ ...process.env, NODE_ENV: 'test', PASSWORD_SCRYPT_LOG_N: '12', LOG_LEVEL: 'silent', ...overrides });
+  const config = loadTestConfig(overrides);
   const logger = createLogger(config.logLevel);
   const db = createSequelize(config.database.url, { poolMax: 20 });
   initModels(db);

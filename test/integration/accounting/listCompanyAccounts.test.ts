@@ -168,13 +168,12 @@ describe('GET /accounting-settings/{legalEntityId}/accounts/{code} (getCompanyAc
 describe('POST /accounting-settings/{legalEntityId}/accounts (createCompanyAccount)', () => {
   test('201 with the custom account at version 1, and its audit event in the same commit', async () => {
     const who = await registerWorkspace(stack);
-    const correlationId = '2f0b3c1e-1111-4000-8000-000000000001';
     const res = await api(stack)
       .post(accountsOf(who))
       .set(...bearer(who.accessToken))
-      .set('X-Correlation-Id', correlationId)
       .send({ code: '5150', name: '', type: 'LIABILITY', enabled: false })
       .expect(201);
+    const correlationId = res.headers['x-correlation-id'];
     expect(res.body).toEqual({
       code: '5150', name: '', type: 'LIABILITY', normalSide: 'CREDIT', balanceType: 'PASSIVE',
       enabled: false, custom: true, subaccountCount: 0, version: 1,

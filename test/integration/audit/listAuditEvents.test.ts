@@ -109,15 +109,27 @@ describe('GET /audit-events (listAuditEvents)', () => {
     ]);
   });
 
+  test('"a user cannot thread their events into someone else\'s operation": a client-sent X-Correlation-Id is never the events\' correlation id', async () => {
+    const victim = randomUUID();
+    const res = await api(stack)
+      .post(`/api/v1/accounting-settings/${who.me.company.id}/accounts`)
+      .set(...bearer(who.accessToken))
+      .set('X-Correlation-Id', victim)
+      .send({ code: '5161', name: 'Threaded account', type: 'ASSET', enabled: true })
+      .expect(201);
+    expect((await list({ correlationId: res.headers['x-correlation-id'] })).items.map((e: { action: string }) => e.action)).toEqual(['accounting.account.created']);
+    expect(res.headers['x-correlation-id']).not.toBe(victim);
+    expect(res.headers['x-client-correlation-id']).toBe(victim);
+    expect((await list({ correlationId: victim })).items).toEqual([]);
+  });
+
   test('a real mutation is listed with its actor, correlation id and subject, and without the request body', async () => {
-    const correlation = randomUUID();
-    await api(stack)
+    const saved = await api(stack)
       .put(`/api/v1/accounting-settings/${who.me.company.id}`)
       .set(...bearer(who.accessToken))
-      .set('X-Correlation-Id', correlation)
       .send({ depreciationMethod: 'STRAIGHT_LINE', inventoryValuationMethod: 'FIFO', taxRegime: 'GENERAL', vatRate: 15.75, expectedVersion: 0 })
       .expect(200);
-    const [event] = (await list({ correlationId: correlation })).items;
+    const [event] = (await list({ correlationId: saved.headers['x-correlation-id'] })).items;
     expect(event).toMatchObject({
       action: 'accounting.settings.saved',
       category: 'ACCOUNTING',

@@ -72,13 +72,18 @@ describe('register: POST /api/v1/auth/register (registrationWorkflow)', () => {
   test('when the proof is valid, then 201 with a token pair for a new workspace where the caller is ADMIN', async () => {
     const email = uniqueEmail();
     const token = await requestProof(stack, email);
-    const correlationId = '6f1c1d38-3f8e-4a55-9b38-6d6f0c2a1e01';
+    const clientCorrelationId = '6f1c1d38-3f8e-4a55-9b38-6d6f0c2a1e01';
     const res = await api(stack)
       .post('/api/v1/auth/register')
-      .set('X-Correlation-Id', correlationId)
+      .set('X-Correlation-Id', clientCorrelationId)
       .send({ token, email, password: PASSWORD, confirmPassword: PASSWORD, company: { name: 'Ümid Savdo LLC', taxId: '305123456' } })
       .expect(201);
     expect(Object.keys(res.body).sort()).toEqual(['accessToken', 'refreshToken']);
+    // The service names the operation itself; the client's id is echoed beside it, never adopted.
+    const correlationId = res.headers['x-correlation-id'];
+    expect(correlationId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(correlationId).not.toBe(clientCorrelationId);
+    expect(res.headers['x-client-correlation-id']).toBe(clientCorrelationId);
     const me = await api(stack).get('/api/v1/me').set(...bearer(res.body.accessToken)).expect(200);
     expect(me.body.roles).toEqual(['ADMIN']);
     expect(me.body.company).toMatchObject({ name: 'Ümid Savdo LLC', taxId: '305123456', onboardingComplete: true, slug: 'umid-savdo-llc' });
@@ -91,7 +96,7 @@ describe('register: POST /api/v1/auth/register (registrationWorkflow)', () => {
     );
     expect(roles.map((r) => r.code)).toEqual(['ACCOUNTANT', 'ADMIN', 'EMPLOYEE', 'MANAGER', 'VIEWER']);
     for (const r of roles) expect(Number(r.n)).toBeGreaterThan(0);
-    // The audit event carries the request's correlation id, committed with the workspace.
+    // The audit event carries the request's correlation id (the service's), committed with the workspace.
     const audit = await stack.owner.query<{ action: string; correlation_id: string; system_actor: boolean }>(
       'SELECT action, correlation_id, system_actor FROM audit_events WHERE tenant_id = :tenantId',
       { replacements: { tenantId }, type: QueryTypes.SELECT },

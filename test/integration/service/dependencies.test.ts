@@ -1,15 +1,15 @@
 import { Client, Connection } from '@temporalio/client';
 import request from 'supertest';
 import { createApp } from '../../../api/app';
-import { loadConfig } from '../../../core/config';
 import { createLogger } from '../../../core/logger';
 import { createOutboxMailer } from '../../../adapters/mail';
 import { storeOutboxMessage } from '../../../db/repositories/mail/outbox';
 import { createSequelize } from '../../../db/connection';
 import { initModels } from '../../../db/models';
+import { loadTestConfig } from '../../helpers/stack';
 
 // The real app wired to a Temporal address where nothing listens.
-const config = loadConfig({ ...process.env, NODE_ENV: 'test', LOG_LEVEL: 'silent' });
+const config = loadTestConfig();
 const db = createSequelize(config.database.url, { poolMax: 2 });
 initModels(db);
 const connection = Connection.lazy({ address: '127.0.0.1:1', connectTimeout: '1s' });

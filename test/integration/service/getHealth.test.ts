@@ -35,12 +35,17 @@ describe('getHealth, getReadiness and getOpenApiDocument: health, readiness and 
     expect(init.text).toContain('/api/v1/openapi.json');
   });
 
-  test('every response carries the correlation id, echoing a valid incoming one', async () => {
+  test('every response carries the service\'s own correlation id; a client\'s is echoed beside it, never adopted', async () => {
     const id = '0b9c1f7e-3d57-4c8b-8f3e-0d1c2b3a4f5e';
     const res = await api(stack).get('/healthz').set('X-Correlation-Id', id);
-    expect(res.headers['x-correlation-id']).toBe(id);
-    const generated = await api(stack).get('/healthz').set('X-Correlation-Id', 'not a uuid');
-    expect(generated.headers['x-correlation-id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(res.headers['x-correlation-id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(res.headers['x-correlation-id']).not.toBe(id);
+    expect(res.headers['x-client-correlation-id']).toBe(id);
+    const ticket = await api(stack).get('/healthz').set('X-Correlation-Id', 'shop-42:order/7');
+    expect(ticket.headers['x-client-correlation-id']).toBe('shop-42:order/7');
+    const unsafe = await api(stack).get('/healthz').set('X-Correlation-Id', 'has spaces <and> "quotes"');
+    expect(unsafe.headers['x-correlation-id']).toMatch(/^[0-9a-f-]{36}$/);
+    expect(unsafe.headers['x-client-correlation-id']).toBeUndefined();
   });
 });
 

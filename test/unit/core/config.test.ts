@@ -7,6 +7,16 @@ describe('configuration is validated at start-up', () => {
     expect(config.sessions.refreshIdleTtlSeconds).toBeLessThanOrEqual(config.sessions.refreshAbsoluteTtlSeconds);
   });
 
+  test('request-rate limits are "requests/seconds"; the client IP comes from the socket unless proxies are listed', () => {
+    const config = loadConfig({ NODE_ENV: 'development', RATE_LIMIT_LOGIN_PER_EMAIL: '7/60', TRUST_PROXY: 'loopback, 10.0.0.0/8' });
+    expect(config.requestLimits.login).toEqual({ perIp: { points: 100, seconds: 300 }, perEmail: { points: 7, seconds: 60 } });
+    expect(config.trustProxy).toEqual(['loopback', '10.0.0.0/8']);
+    expect(loadConfig({ NODE_ENV: 'development' }).trustProxy).toEqual([]);
+    for (const bad of ['7', '0/60', '7/0', 'seven/60', '7/60/1']) {
+      expect(() => loadConfig({ NODE_ENV: 'development', RATE_LIMIT_LOGIN_PER_EMAIL: bad })).toThrow(/RATE_LIMIT_LOGIN_PER_EMAIL must be/);
+    }
+  });
+
   test('"development defaults must be opt-in": without NODE_ENV the process refuses to start, saying why', () => {
     expect(() => loadConfig({})).toThrow(/NODE_ENV is not set/);
     expect(() => loadConfig({ JWT_KEYS: `k1:${Buffer.alloc(32, 1).toString('base64')}` })).toThrow(/NODE_ENV is not set/);

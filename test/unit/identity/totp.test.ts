@@ -1,3 +1,4 @@
+import { createCipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import { base32Decode, base32Encode, hotp, matchTotpStep, otpauthUri, timeStep, totpAt } from '../../../core/totp';
 import { canonicalRecoveryCode, hashRecoveryCode, newRecoveryCode, recoveryCodeMatches } from '../../../core/recovery-codes';
 import { createFactorSecrets, newEmailCode } from '../../../core/factor-secrets';
@@ -84,14 +85,44 @@ describe('recovery codes', () => {
 });
 
 describe('second-factor secrets', () => {
-  const secrets = createFactorSecrets(Buffer.alloc(32, 7));
+  const key = (kid: string, fill: number) => ({ kid, key: Buffer.alloc(32, fill) });
+  const secrets = createFactorSecrets([key('k7', 7)]);
+  const alice = '8a4c9d0e-0000-4000-8000-000000000001';
+  const bob = '8a4c9d0e-0000-4000-8000-000000000002';
 
-  test('sealed secrets open only with the same key and purpose', () => {
-    const sealed = secrets.encrypt('totp-secret', 'JBSWY3DPEHPK3PXP');
+  test('sealed secrets open only with the same key, purpose and owner', () => {
+    const sealed = secrets.encrypt('totp-secret', alice, 'JBSWY3DPEHPK3PXP');
     expect(sealed).not.toContain('JBSWY3DPEHPK3PXP');
-    expect(secrets.decrypt('totp-secret', sealed)).toBe('JBSWY3DPEHPK3PXP');
-    expect(() => secrets.decrypt('email-code', sealed)).toThrow();
-    expect(() => createFactorSecrets(Buffer.alloc(32, 8)).decrypt('totp-secret', sealed)).toThrow();
+    expect(sealed.startsWith('v2:k7:')).toBe(true);
+    expect(secrets.decrypt('totp-secret', alice, sealed)).toBe('JBSWY3DPEHPK3PXP');
+    expect(() => secrets.decrypt('email-code', alice, sealed)).toThrow();
+    // Copied onto another identity's row, it does not open.
+    expect(() => secrets.decrypt('totp-secret', bob, sealed)).toThrow();
+    expect(() => createFactorSecrets([key('k7', 8)]).decrypt('totp-secret', alice, sealed)).toThrow();
+    // Relabelled with another key id, it does not open either.
+    const relabelled = sealed.replace('v2:k7:', 'v2:k8:');
+    expect(() => createFactorSecrets([key('k8', 7)]).decrypt('totp-secret', alice, relabelled)).toThrow();
+  });
+
+  test('"the key can be rotated": old values keep opening, new ones use the new key, and a missing key is named', () => {
+    const before = secrets.encrypt('totp-secret', alice, 'JBSWY3DPEHPK3PXP');
+    const rotated = createFactorSecrets([key('k9', 9), key('k7', 7)]);
+    expect(rotated.decrypt('totp-secret', alice, before)).toBe('JBSWY3DPEHPK3PXP');
+    const after = rotated.encrypt('totp-secret', alice, 'JBSWY3DPEHPK3PXP');
+    expect(after.startsWith('v2:k9:')).toBe(true);
+    expect(() => secrets.decrypt('totp-secret', alice, after)).toThrow(/key "k9" is not configured/);
+  });
+
+  test('values sealed in the first format (purpose only, no key id) still open with any listed key', () => {
+    const root = Buffer.alloc(32, 7);
+    const subkey = Buffer.from(hkdfSync('sha256', root, Buffer.alloc(0), 'accounting/second-factor/totp-secret-encryption', 32));
+    const iv = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', subkey, iv);
+    cipher.setAAD(Buffer.from('totp-secret'));
+    const body = Buffer.concat([cipher.update('JBSWY3DPEHPK3PXP', 'utf8'), cipher.final()]);
+    const v1 = ['v1', iv.toString('base64'), cipher.getAuthTag().toString('base64'), body.toString('base64')].join(':');
+    expect(createFactorSecrets([key('k9', 9), key('k7', 7)]).decrypt('totp-secret', alice, v1)).toBe('JBSWY3DPEHPK3PXP');
+    expect(() => createFactorSecrets([key('k9', 9)]).decrypt('totp-secret', alice, v1)).toThrow();
   });
 
   test('the code MAC is bound to its challenge, and email codes are eight digits', () => {

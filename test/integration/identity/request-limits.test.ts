@@ -1,0 +1,128 @@
+import { randomUUID } from 'node:crypto';
+import request from 'supertest';
+import { QueryTypes } from 'sequelize';
+import { createApp } from '../../../api/app';
+import { createLogger } from '../../../core/logger';
+import { createPasswordHasher, type PasswordHasher } from '../../../core/passwords';
+import { createOutboxMailer } from '../../../adapters/mail';
+import { storeOutboxMessage } from '../../../db/repositories/mail/outbox';
+import { startTestStack, type TestStack } from '../../helpers/stack';
+import { api, bearer, registerWorkspace, uniqueEmail } from '../../helpers/clients';
+import { enableEmailFactor } from '../../helpers/second-factors';
+
+// The limits here are the configured defaults (an empty value means the default); every test sends its
+// own client IPs through X-Forwarded-For, believed because the test trusts the loopback proxy.
+let stack: TestStack;
+let counted: ReturnType<typeof createApp>;
+let hashes = 0;
+beforeAll(async () => {
+  stack = await startTestStack({
+    TRUST_PROXY: 'loopback',
+    RATE_LIMIT_LOGIN_PER_IP: '',
+    RATE_LIMIT_REGISTER_PER_IP: '',
+    RATE_LIMIT_MAGIC_LINK_PER_IP: '',
+    RATE_LIMIT_EMAIL_CHALLENGE_PER_IP: '',
+  });
+  const real = createPasswordHasher(stack.config.passwords.scryptLogN);
+  const counting: PasswordHasher = {
+    ...real,
+    hash: (password) => ((hashes += 1), real.hash(password)),
+    verify: (password, stored) => ((hashes += 1), real.verify(password, stored)),
+  };
+  counted = createApp({
+    config: stack.config,
+    db: stack.db,
+    temporal: stack.temporal,
+    logger: createLogger('silent'),
+    mailer: createOutboxMailer({ store: (message) => storeOutboxMessage(stack.db, message) }),
+    taskQueue: stack.taskQueue,
+    hasher: counting,
+  });
+});
+afterAll(async () => {
+  await stack.stop();
+});
+
+let nextOctet = 1;
+/** A client IP no other test uses. */
+const clientIp = () => `198.51.100.${nextOctet++}`;
+
+function expectLimited(res: request.Response): void {
+  expect(res.status).toBe(429);
+  expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
+  expect(res.body.type).toBe('/problems/too-many-requests');
+  expect(res.headers['retry-after']).toMatch(/^[0-9]+$/);
+  expect(Number(res.headers['retry-after'])).toBeGreaterThan(0);
+  expect(res.body.retryAfter).toBe(Number(res.headers['retry-after']));
+}
+
+describe('request-rate limits (per client IP and per target email, in PostgreSQL)', () => {
+  test('login: 100 requests per IP in five minutes; the 101st is 429 before any password is hashed, and another IP is unaffected', async () => {
+    const ip = clientIp();
+    for (let i = 0; i < 100; i++) {
+      await request(counted).post('/api/v1/auth/login').set('X-Forwarded-For', ip).send({ email: uniqueEmail('nobody'), password: 'some password here' }).expect(401);
+    }
+    const hashed = hashes;
+    const limited = await request(counted).post('/api/v1/auth/login').set('X-Forwarded-For', ip).send({ email: uniqueEmail('nobody'), password: 'some password here' });
+    expectLimited(limited);
+    expect(Number(limited.headers['retry-after'])).toBeLessThanOrEqual(300);
+    expect(hashes).toBe(hashed);
+    await request(counted).post('/api/v1/auth/login').set('X-Forwarded-For', clientIp()).send({ email: uniqueEmail('nobody'), password: 'some password here' }).expect(401);
+  });
+
+  test('login: 30 requests per target email in five minutes, whatever the IPs; the owner of another email is unaffected', async () => {
+    const user = await registerWorkspace(stack);
+    for (let i = 0; i < 30; i++) {
+      await request(stack.app).post('/api/v1/auth/login').set('X-Forwarded-For', clientIp()).send({ email: user.email, password: 'a wrong password here' }).expect(401);
+    }
+    expectLimited(await request(stack.app).post('/api/v1/auth/login').set('X-Forwarded-For', clientIp()).send({ email: user.email.toUpperCase(), password: user.password }));
+    const other = await registerWorkspace(stack);
+    await request(stack.app).post('/api/v1/auth/login').set('X-Forwarded-For', clientIp()).send({ email: other.email, password: other.password }).expect(200);
+  });
+
+  test('magic links: five per email per hour', async () => {
+    const email = uniqueEmail();
+    for (let i = 0; i < 5; i++) {
+      await request(stack.app).post('/api/v1/auth/magic-link/request').set('X-Forwarded-For', clientIp()).send({ email }).expect(202);
+    }
+    expectLimited(await request(stack.app).post('/api/v1/auth/magic-link/request').set('X-Forwarded-For', clientIp()).send({ email }));
+  });
+
+  test('registration: 20 per IP in ten minutes, requests with invalid proofs included', async () => {
+    const ip = clientIp();
+    const body = () => ({ token: randomUUID().replace(/-/g, '').padEnd(43, 'x'), email: uniqueEmail(), password: 'a long enough password', confirmPassword: 'a long enough password' });
+    for (let i = 0; i < 20; i++) {
+      await request(stack.app).post('/api/v1/auth/register').set('X-Forwarded-For', ip).send(body()).expect(400);
+    }
+    expectLimited(await request(stack.app).post('/api/v1/auth/register').set('X-Forwarded-For', ip).send(body()));
+  });
+
+  test('email codes: ten challenges per identity in ten minutes, whichever operation starts them', async () => {
+    const user = await registerWorkspace(stack);
+    await enableEmailFactor(stack, user); // one challenge
+    for (let i = 0; i < 8; i++) {
+      await request(stack.app).post('/api/v1/auth/login').set('X-Forwarded-For', clientIp()).send({ email: user.email, password: user.password }).expect(202);
+    }
+    await api(stack).post('/api/v1/me/security/step-up').set(...bearer(user.accessToken)).send({}).expect(202); // the tenth
+    expectLimited(await request(stack.app).post('/api/v1/auth/login').set('X-Forwarded-For', clientIp()).send({ email: user.email, password: user.password }));
+  });
+
+  test('X-Forwarded-For is believed only from a configured proxy: otherwise the client IP is the socket peer', async () => {
+    const user = await registerWorkspace(stack);
+    const untrusting = createApp({
+      config: { ...stack.config, trustProxy: [] },
+      db: stack.db,
+      temporal: stack.temporal,
+      logger: createLogger('silent'),
+      mailer: createOutboxMailer({ store: (message) => storeOutboxMessage(stack.db, message) }),
+      taskQueue: stack.taskQueue,
+    });
+    await request(untrusting).post('/api/v1/auth/login').set('X-Forwarded-For', '203.0.113.7').send({ email: user.email, password: 'a wrong password here' }).expect(401);
+    await request(stack.app).post('/api/v1/auth/login').set('X-Forwarded-For', '203.0.113.8').send({ email: user.email, password: 'a wrong password here' }).expect(401);
+    const events = await stack.owner.query<{ ip_address: string }>(
+      `SELECT ip_address FROM audit_events WHERE tenant_id = :tenantId AND action = 'auth.login.failed' ORDER BY occurred_at`,
+      { replacements: { tenantId: user.me.tenantId }, type: QueryTypes.SELECT },
+    );
+    expect(events.map((e) => e.ip_address)).toEqual([expect.stringMatching(/127\.0\.0\.1$/), '203.0.113.8']);
+  });
+});
