@@ -17,6 +17,7 @@ export interface Config {
     url: string; // application role: owns nothing, subject to row-level security
     ownerUrl: string; // owner role: runs migrations
     adminUrl: string | null; // superuser, only for creating roles and the database
+    definerRole: string; // NOLOGIN BYPASSRLS owner of the cross-tenant SECURITY DEFINER look-ups
     poolMax: number;
   };
   temporal: {
@@ -184,6 +185,7 @@ export function loadConfig(env: Env = process.env): Config {
       url: str(env, 'DATABASE_URL', `postgres://accounting_app:accounting_app@${pgHost}/${dbName}`),
       ownerUrl: str(env, 'DATABASE_OWNER_URL', `postgres://accounting_owner:accounting_owner@${pgHost}/${dbName}`),
       adminUrl: env.DATABASE_ADMIN_URL ?? (env.DATABASE_URL ? null : `postgres://postgres@${pgHost}/postgres`),
+      definerRole: str(env, 'DATABASE_DEFINER_ROLE', 'accounting_definer'),
       poolMax: int(env, 'DATABASE_POOL_MAX', 10, 1, 200),
     },
     temporal: {

@@ -2,13 +2,20 @@ import { Umzug, SequelizeStorage } from 'umzug';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { MIGRATIONS, type MigrationContext } from './migrations';
 
-export function createMigrator(owner: Sequelize, appRole: string, log: (msg: string) => void = () => undefined) {
+/** The roles migrations grant to, by name. */
+export interface MigrationRoles {
+  app: string;
+  definer: string;
+}
+
+export function createMigrator(owner: Sequelize, roles: MigrationRoles, log: (msg: string) => void = () => undefined) {
   // Each migration runs in one transaction: it applies whole or not at all.
   const inTransaction = (work: (ctx: MigrationContext) => Promise<void>) =>
     owner.transaction(async (transaction) => {
       await work({
         sequelize: owner,
-        appRole: quoteIdent(appRole),
+        appRole: quoteIdent(roles.app),
+        definerRole: quoteIdent(roles.definer),
         sql: async (text) => {
           await owner.query(text, { type: QueryTypes.RAW, transaction });
         },

@@ -1,11 +1,13 @@
 import { Client } from 'pg';
 import { loadConfig, databaseName, type Config } from '../core/config';
 import { createSequelize } from './connection';
-import { createMigrator, quoteIdent } from './migrate';
+import { createMigrator, quoteIdent, type MigrationRoles } from './migrate';
 
 // Creates what the service needs in PostgreSQL, idempotently:
-//   the owner role (owns the schema, runs migrations) and the application role (owns nothing,
-//   NOBYPASSRLS, so row-level security always applies to it), the database, grants, then migrations.
+//   the owner role (owns the schema, runs migrations), the application role (owns nothing, NOBYPASSRLS,
+//   so row-level security always applies to it) and the definer role (NOLOGIN, BYPASSRLS: owns the few
+//   SECURITY DEFINER look-ups that cross tenants, since every table forces row-level security on its
+//   owner too), the database, grants, then migrations.
 
 interface RoleSpec {
   name: string;
@@ -41,6 +43,14 @@ async function ensureRolesAndDatabase(config: Config, dbName: string, log: (m: s
         await admin.query(`ALTER ROLE ${quoteIdent(role.name)} LOGIN NOSUPERUSER NOBYPASSRLS${pw}`);
       }
     }
+    const definer = quoteIdent(config.database.definerRole);
+    const definerExists = await admin.query('SELECT 1 FROM pg_roles WHERE rolname = $1', [config.database.definerRole]);
+    if (definerExists.rowCount === 0) {
+      await admin.query(`CREATE ROLE ${definer} NOLOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE BYPASSRLS`);
+      log(`created role ${config.database.definerRole}`);
+    }
+    // The owner hands the definer functions over (ALTER FUNCTION ... OWNER needs the membership).
+    await admin.query(`GRANT ${definer} TO ${quoteIdent(owner.name)}`);
     const db = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [dbName]);
     if (db.rowCount === 0) {
       await admin.query(`CREATE DATABASE ${quoteIdent(dbName)} OWNER ${quoteIdent(owner.name)} ENCODING 'UTF8' TEMPLATE template0`);
@@ -59,6 +69,7 @@ async function ensureRolesAndDatabase(config: Config, dbName: string, log: (m: s
       GRANT CONNECT, TEMPORARY ON DATABASE ${quoteIdent(dbName)} TO ${quoteIdent(app.name)};
       REVOKE CREATE ON SCHEMA public FROM PUBLIC;
       GRANT USAGE ON SCHEMA public TO ${quoteIdent(app.name)};
+      GRANT USAGE, CREATE ON SCHEMA public TO ${quoteIdent(config.database.definerRole)};
       ALTER DEFAULT PRIVILEGES FOR ROLE ${quoteIdent(owner.name)} IN SCHEMA public
         GRANT SELECT, INSERT, UPDATE, DELETE ON TABLES TO ${quoteIdent(app.name)};
       ALTER DEFAULT PRIVILEGES FOR ROLE ${quoteIdent(owner.name)} IN SCHEMA public
@@ -67,6 +78,11 @@ async function ensureRolesAndDatabase(config: Config, dbName: string, log: (m: s
   } finally {
     await ownerClient.end();
   }
+}
+
+/** The role names migrations grant to, from the configuration. */
+export function migrationRoles(config: Config): MigrationRoles {
+  return { app: roleFromUrl(config.database.url).name, definer: config.database.definerRole };
 }
 
 export async function dropDatabase(config: Config, dbName: string): Promise<void> {
@@ -85,7 +101,7 @@ export async function setupDatabase(config: Config, log: (m: string) => void = (
   await ensureRolesAndDatabase(config, dbName, log);
   const owner = createSequelize(config.database.ownerUrl, { poolMax: 1 });
   try {
-    const migrator = createMigrator(owner, roleFromUrl(config.database.url).name, log);
+    const migrator = createMigrator(owner, migrationRoles(config), log);
     const applied = await migrator.up();
     // The migration ledger is the owner's business alone.
     await owner.query(`REVOKE ALL ON schema_migrations FROM ${quoteIdent(roleFromUrl(config.database.url).name)}`);
@@ -104,7 +120,7 @@ async function main(): Promise<void> {
   } else if (command === 'down') {
     const owner = createSequelize(config.database.ownerUrl, { poolMax: 1 });
     try {
-      const reverted = await createMigrator(owner, roleFromUrl(config.database.url).name, log).down();
+      const reverted = await createMigrator(owner, migrationRoles(config), log).down();
       log(`reverted: ${reverted.map((m) => m.name).join(', ') || 'nothing'}`);
     } finally {
       await owner.close();

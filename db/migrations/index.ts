@@ -7,6 +7,7 @@ import * as principalLookup from './2026.11.21T10.00.00.principal-lookup';
 import * as factorAttemptReservations from './2026.11.23T06.00.00.factor-attempt-reservations';
 import * as sessionStepUp from './2026.11.23T07.00.00.session-step-up';
 import * as requestLimits from './2026.11.23T08.00.00.request-limits';
+import * as forceRowLevelSecurity from './2026.11.23T09.00.00.force-row-level-security';
 
 export type { MigrationContext };
 
@@ -25,4 +26,5 @@ export const MIGRATIONS: Array<{ name: string; module: MigrationModule }> = [
   { name: '2026.11.23T06.00.00.factor-attempt-reservations', module: factorAttemptReservations },
   { name: '2026.11.23T07.00.00.session-step-up', module: sessionStepUp },
   { name: '2026.11.23T08.00.00.request-limits', module: requestLimits },
+  { name: '2026.11.23T09.00.00.force-row-level-security', module: forceRowLevelSecurity },
 ];

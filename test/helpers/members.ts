@@ -12,7 +12,7 @@ export interface Member {
 }
 
 /**
- * Arranges (as the owner, around row-level security) a new identity whose only membership is in `tenantId`
+ * Arranges (as a superuser, around row-level security) a new identity whose only membership is in `tenantId`
  * with `roles`, then logs it in through the API, so its token carries the workspace's real role permissions.
  */
 export async function addMember(
@@ -35,8 +35,8 @@ export async function addMember(
     displayName: options.displayName ?? email.split('@')[0],
     roles,
   };
-  await stack.owner.transaction(async (transaction) => {
-    const q = (sql: string) => stack.owner.query(sql, { replacements, transaction });
+  await stack.admin.transaction(async (transaction) => {
+    const q = (sql: string) => stack.admin.query(sql, { replacements, transaction });
     await q('INSERT INTO identities (id, email, password_hash) VALUES (:identityId, :email, :hash)');
     await q(`INSERT INTO users (tenant_id, id, identity_id, display_name, contact_email) VALUES (:tenantId, :userId, :identityId, :displayName, :email)`);
     await q(`INSERT INTO memberships (tenant_id, id, user_id, status) VALUES (:tenantId, :membershipId, :userId, 'ACTIVE')`);
@@ -52,5 +52,5 @@ export async function addMember(
 
 /** Marks the company archived, as POST /company/archive will. */
 export async function archiveCompany(stack: TestStack, legalEntityId: string): Promise<void> {
-  await stack.owner.query('UPDATE legal_entities SET archived_at = now() WHERE id = :legalEntityId', { replacements: { legalEntityId } });
+  await stack.admin.query('UPDATE legal_entities SET archived_at = now() WHERE id = :legalEntityId', { replacements: { legalEntityId } });
 }

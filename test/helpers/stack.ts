@@ -6,7 +6,7 @@ import type { Express } from 'express';
 import type { Sequelize } from 'sequelize';
 import { createApp } from '../../api/app';
 import { loadOpenApiDocument, type OpenApiDocument } from '../../contracts/operations';
-import { loadConfig, type Config } from '../../core/config';
+import { databaseName, loadConfig, type Config } from '../../core/config';
 import { createLogger } from '../../core/logger';
 import { createOutboxMailer } from '../../adapters/mail';
 import { storeOutboxMessage } from '../../db/repositories/mail/outbox';
@@ -32,7 +32,9 @@ export interface TestStack {
   config: Config;
   app: Express;
   db: Sequelize;
-  /** A connection as the owner role: for arranging states and for reading around row-level security. */
+  /** A superuser connection to the test database: for arranging states and reading around row-level security. */
+  admin: Sequelize;
+  /** A connection as the owner role (runs migrations; bound by row-level security like the application role). */
   owner: Sequelize;
   temporal: Client;
   taskQueue: string;
@@ -40,6 +42,14 @@ export interface TestStack {
   workflowBundlePath: string;
   doc: OpenApiDocument;
   stop(): Promise<void>;
+}
+
+/** The superuser's URL, on the test database instead of the maintenance one. */
+export function adminUrlOf(config: Config): string {
+  if (!config.database.adminUrl) throw new Error('the tests need DATABASE_ADMIN_URL (a superuser) to read around row-level security');
+  const url = new URL(config.database.adminUrl);
+  url.pathname = `/${databaseName(config.database.url)}`;
+  return url.toString();
 }
 
 /** The configuration every test app uses: fast password hashing, silent logs, per-IP limits lifted. */
@@ -60,7 +70,8 @@ export async function startTestStack(overrides: Record<string, string> = {}, opt
   const logger = createLogger(config.logLevel);
   const db = createSequelize(config.database.url, { poolMax: 20 });
   initModels(db);
-  const owner = createSequelize(config.database.ownerUrl, { poolMax: 2 });
+  const owner = createSequelize(config.database.ownerUrl, { poolMax: 1 });
+  const admin = createSequelize(adminUrlOf(config), { poolMax: 2 });
   const doc = loadOpenApiDocument();
   const taskQueue = `test-${path.basename(expect.getState().testPath ?? 'suite')}-${randomUUID()}`;
   const mailer = createOutboxMailer({ store: (message) => storeOutboxMessage(db, message) });
@@ -94,6 +105,7 @@ export async function startTestStack(overrides: Record<string, string> = {}, opt
     config,
     app,
     db,
+    admin,
     owner,
     temporal,
     taskQueue,
@@ -106,6 +118,7 @@ export async function startTestStack(overrides: Record<string, string> = {}, opt
       await connection.close();
       await db.close();
       await owner.close();
+      await admin.close();
     },
   };
 }

@@ -27,7 +27,7 @@ describe('POST …/accounts/{code}/subaccounts (createCompanySubaccount)', () =>
     expect(res.body).toEqual({ id: expect.any(String), code: 'NBU-01', name: 'National Bank, Tashkent', parentCode: '5110', enabled: true, version: 1 });
     const parent = await api(stack).get(`/api/v1/accounting-settings/${who.me.company.id}/accounts/5110`).set(...bearer(who.accessToken)).expect(200);
     expect(parent.body).toMatchObject({ subaccountCount: 1, version: 0 });
-    const events = await stack.owner.query<{ action: string; subject_id: string; subject_type: string }>(
+    const events = await stack.admin.query<{ action: string; subject_id: string; subject_type: string }>(
       "SELECT action, subject_id, subject_type FROM audit_events WHERE tenant_id = :t AND action LIKE 'accounting.%'",
       { replacements: { t: who.me.tenantId }, type: QueryTypes.SELECT },
     );
@@ -158,7 +158,7 @@ describe('GET and PUT …/subaccounts/{subaccountId} (getCompanySubaccount, conf
     );
     await api(stack).put(url).set(...bearer(who.accessToken)).send({ name: 'x', enabled: true, expectedVersion: 2, code: 'petrol' }).expect(400);
     expect((await api(stack).get(url).set(...bearer(who.accessToken)).expect(200)).body).toMatchObject({ code: 'diesel', name: 'Diesel fuel', version: 2 });
-    const [{ n }] = await stack.owner.query<{ n: number }>(
+    const [{ n }] = await stack.admin.query<{ n: number }>(
       "SELECT count(*)::int AS n FROM audit_events WHERE tenant_id = :t AND action = 'accounting.subaccount.configured' AND subject_id = :id",
       { replacements: { t: who.me.tenantId, id: created.id }, type: QueryTypes.SELECT },
     );

@@ -23,7 +23,7 @@ async function listAll(who: Registered, query: Record<string, string | number> =
 }
 
 async function auditCount(tenantId: string, correlationId: string): Promise<number> {
-  const [{ n }] = await stack.owner.query<{ n: number }>(
+  const [{ n }] = await stack.admin.query<{ n: number }>(
     'SELECT count(*)::int AS n FROM audit_events WHERE tenant_id = :tenantId AND correlation_id = :correlationId',
     { replacements: { tenantId, correlationId }, type: QueryTypes.SELECT },
   );
@@ -193,7 +193,7 @@ describe('POST /accounting-settings/{legalEntityId}/accounts (createCompanyAccou
   });
 
   test('it registers no global account', async () => {
-    const [{ n }] = await stack.owner.query<{ n: number }>("SELECT count(*)::int AS n FROM global_accounts WHERE code = '5150'", { type: QueryTypes.SELECT });
+    const [{ n }] = await stack.admin.query<{ n: number }>("SELECT count(*)::int AS n FROM global_accounts WHERE code = '5150'", { type: QueryTypes.SELECT });
     expect(n).toBe(0);
   });
 
@@ -233,7 +233,7 @@ describe('PUT /accounting-settings/{legalEntityId}/accounts/{code} (configureCom
     const res = await api(stack).put(`${accountsOf(who)}/0130`).set(...bearer(who.accessToken)).send({ name: 'Plant', enabled: false, expectedVersion: 0 }).expect(200);
     expect(res.body).toMatchObject({ code: '0130', name: 'Plant', type: 'ASSET', enabled: false, custom: false, version: 1 });
     expect(res.body.balanceType).toBe('ACTIVE'); // from the normal side, not from enabled
-    const [global] = await stack.owner.query<{ name: string }>("SELECT name FROM global_accounts WHERE code = '0130'", { type: QueryTypes.SELECT });
+    const [global] = await stack.admin.query<{ name: string }>("SELECT name FROM global_accounts WHERE code = '0130'", { type: QueryTypes.SELECT });
     expect(global.name).toBe('Machinery and equipment');
     const other = await api(stack).get(`${accountsOf(alice)}/0130`).set(...bearer(alice.accessToken)).expect(200);
     expect(other.body).toMatchObject({ name: 'Machinery and equipment', enabled: true, version: 0 });
@@ -295,7 +295,7 @@ describe('PUT /accounting-settings/{legalEntityId}/accounts/{code} (configureCom
     const statuses = results.map((r) => r.status);
     expect(statuses.filter((s) => s === 200)).toHaveLength(1);
     expect(statuses.filter((s) => s === 409)).toHaveLength(99);
-    const [{ n }] = await stack.owner.query<{ n: number }>(
+    const [{ n }] = await stack.admin.query<{ n: number }>(
       "SELECT count(*)::int AS n FROM audit_events WHERE tenant_id = :t AND action = 'accounting.account.configured'",
       { replacements: { t: who.me.tenantId }, type: QueryTypes.SELECT },
     );

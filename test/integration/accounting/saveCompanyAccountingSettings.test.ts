@@ -29,7 +29,7 @@ const putRaw = (who: Registered, json: string) =>
   api(stack).put(settingsOf(who)).set(...bearer(who.accessToken)).set('Content-Type', 'application/json').send(json);
 
 async function count(sql: string, replacements: Record<string, unknown>): Promise<number> {
-  const [{ n }] = await stack.owner.query<{ n: number }>(sql, { replacements, type: QueryTypes.SELECT });
+  const [{ n }] = await stack.admin.query<{ n: number }>(sql, { replacements, type: QueryTypes.SELECT });
   return n;
 }
 
@@ -167,7 +167,7 @@ describe('"mutation and actor audit commit together"', () => {
   // event were written: if they were not in one transaction, one of them would survive.
   async function failCommitsOf(table: string, tenantId: string): Promise<() => Promise<void>> {
     const fn = `fail_commit_${table}`;
-    await stack.owner.query(`
+    await stack.admin.query(`
       CREATE OR REPLACE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
         IF NEW.tenant_id = '${tenantId}' THEN RAISE EXCEPTION 'injected failure at commit'; END IF;
@@ -177,7 +177,7 @@ describe('"mutation and actor audit commit together"', () => {
         DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION ${fn}();
     `);
     return async () => {
-      await stack.owner.query(`DROP TRIGGER ${fn} ON ${table}; DROP FUNCTION ${fn}();`);
+      await stack.admin.query(`DROP TRIGGER ${fn} ON ${table}; DROP FUNCTION ${fn}();`);
     };
   }
 

@@ -7,7 +7,7 @@ let who: Registered;
 let other: Registered;
 
 async function seed(e: { at: string; action: string; actor: string | null; name: string; system?: boolean; tenantId?: string }): Promise<void> {
-  await stack.owner.query(
+  await stack.admin.query(
     `INSERT INTO audit_events (tenant_id, id, occurred_at, action, category, actor_membership_id, actor_display_name, system_actor,
                                correlation_id, subject_type, subject_id, details)
      VALUES (:tenantId, gen_random_uuid(), :at, :action, 'TEST', :actor, :name, :system, gen_random_uuid(), 'TEST', gen_random_uuid(), '')`,

@@ -23,7 +23,7 @@ interface Seed {
 /** Arranges an audit event at a chosen instant (INSERT is allowed; the table rejects UPDATE and DELETE). */
 async function seed(e: Seed): Promise<string> {
   const id = e.id ?? randomUUID();
-  await stack.owner.query(
+  await stack.admin.query(
     `INSERT INTO audit_events (tenant_id, id, occurred_at, action, category, actor_membership_id, actor_display_name, system_actor,
                                correlation_id, subject_type, subject_id, ip_address, details)
      VALUES (:tenantId, :id, :at, :action, 'TEST', :actor, :name, :system, :correlationId, :subjectType, :subjectId, '127.0.0.1', '')`,

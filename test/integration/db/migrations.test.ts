@@ -2,7 +2,7 @@ import { QueryTypes } from 'sequelize';
 import { loadConfig, type Config } from '../../../core/config';
 import { createSequelize } from '../../../db/connection';
 import { createMigrator } from '../../../db/migrate';
-import { dropDatabase, setupDatabase } from '../../../db/setup';
+import { dropDatabase, migrationRoles, setupDatabase } from '../../../db/setup';
 
 // A scratch database of its own, so reverting migrations never touches the one other tests use.
 const NAME = `accounting_migrations_${process.pid}`;
@@ -38,7 +38,7 @@ describe('migrations', () => {
 
     const owner = createSequelize(config.database.ownerUrl, { poolMax: 1 });
     try {
-      const migrator = createMigrator(owner, new URL(config.database.url).username);
+      const migrator = createMigrator(owner, migrationRoles(config));
       const reverted = await migrator.down({ to: 0 });
       expect(reverted.length).toBeGreaterThan(0);
       expect(await tables()).toEqual([]);

@@ -46,7 +46,7 @@ describe('factor attempt limit', () => {
     expect(Number(retryAfter)).toBeLessThanOrEqual(300);
     expect(limited.body.retryAfter).toBe(Number(retryAfter));
     // The limited attempt was not counted as a use: once the window has room, the same code works.
-    await stack.owner.query(`UPDATE factor_attempts SET attempted_at = attempted_at - interval '5 minutes' WHERE identity_id = :id`, {
+    await stack.admin.query(`UPDATE factor_attempts SET attempted_at = attempted_at - interval '5 minutes' WHERE identity_id = :id`, {
       replacements: { id: user.me.globalUserId },
     });
     await request(stack.app).post('/api/v1/auth/login').send({ email: user.email, password: user.password, totpCode: totpCode(secret, 1) }).expect(200);
@@ -57,7 +57,7 @@ describe('factor attempt limit', () => {
     const { secret } = await enableTotp(stack, user);
     await api(stack).post('/api/v1/auth/login').send({ email: user.email, password: user.password, totpCode: totpCode(secret, 4) }).expect(401);
     // Age that first attempt by four minutes: it leaves the window in about a minute.
-    await stack.owner.query(`UPDATE factor_attempts SET attempted_at = attempted_at - interval '4 minutes' WHERE identity_id = :id`, {
+    await stack.admin.query(`UPDATE factor_attempts SET attempted_at = attempted_at - interval '4 minutes' WHERE identity_id = :id`, {
       replacements: { id: user.me.globalUserId },
     });
     for (let i = 0; i < 4; i++) {

@@ -70,7 +70,7 @@ describe('changePassword: PUT /api/v1/me/password', () => {
   test('the change is audited without any password in the event', async () => {
     const user = await registerWorkspace(stack);
     await change(user, { currentPassword: user.password, newPassword: NEW_PASSWORD, confirmPassword: NEW_PASSWORD }).expect(204);
-    const events = await stack.owner.query<Record<string, unknown>>(
+    const events = await stack.admin.query<Record<string, unknown>>(
       `SELECT * FROM audit_events WHERE tenant_id = :tenantId AND action = 'auth.password.changed'`,
       { replacements: { tenantId: user.me.tenantId }, type: QueryTypes.SELECT },
     );

@@ -16,7 +16,7 @@ const post = (user: Registered, path: string, body: Record<string, unknown>) =>
   api(stack).post(`/api/v1/me/security${path}`).set(...bearer(user.accessToken)).send(body);
 const security = (user: Registered) => api(stack).get('/api/v1/me/security').set(...bearer(user.accessToken)).expect(200);
 const forgetAttempts = (user: Registered) =>
-  stack.owner.query('DELETE FROM factor_attempts WHERE identity_id = :id', { replacements: { id: user.me.globalUserId } });
+  stack.admin.query('DELETE FROM factor_attempts WHERE identity_id = :id', { replacements: { id: user.me.globalUserId } });
 
 /** Logs in with email and password, expects the 202 email challenge, and reads the mailed code. */
 async function challengeLogin(user: Registered): Promise<{ challengeId: string; code: string; expiresAt: string }> {
@@ -148,7 +148,7 @@ describe('login with email codes (emailChallengeWorkflow): POST /api/v1/auth/log
     const description = await handle.describe();
     expect(description.typedSearchAttributes.getAll().find((p) => p.key.name === 'TenantId')?.value).toBe(user.me.tenantId);
     // The encrypted code is dropped once the challenge ends.
-    const left = await stack.owner.query('SELECT 1 FROM email_challenge_codes WHERE challenge_id = :challengeId', {
+    const left = await stack.admin.query('SELECT 1 FROM email_challenge_codes WHERE challenge_id = :challengeId', {
       replacements: { challengeId },
       type: QueryTypes.SELECT,
     });

@@ -44,7 +44,7 @@ describe('setupTotp: POST /api/v1/me/security/totp/setup', () => {
   test('"the secret is encrypted at rest": the stored enrolment does not contain the secret', async () => {
     const user = await registerWorkspace(stack);
     const res = await post(user, '/totp/setup', { currentPassword: user.password }).expect(201);
-    const rows = await stack.owner.query<{ secret_encrypted: string }>('SELECT secret_encrypted FROM totp_enrollments WHERE id = :id', {
+    const rows = await stack.admin.query<{ secret_encrypted: string }>('SELECT secret_encrypted FROM totp_enrollments WHERE id = :id', {
       replacements: { id: res.body.enrollmentId },
       type: QueryTypes.SELECT,
     });

@@ -103,14 +103,14 @@ describe('login: POST /api/v1/auth/login', () => {
 
   test('when the membership is suspended, then login answers 401', async () => {
     const bob = await registerWorkspace(stack);
-    await stack.owner.query("UPDATE memberships SET status = 'SUSPENDED' WHERE tenant_id = :t", { replacements: { t: bob.me.tenantId } });
+    await stack.admin.query("UPDATE memberships SET status = 'SUSPENDED' WHERE tenant_id = :t", { replacements: { t: bob.me.tenantId } });
     await login({ email: bob.email, password: bob.password }).expect(401);
   });
 
   test('a successful login records an audit event and the last login time', async () => {
     const carol = await registerWorkspace(stack);
     await login({ email: carol.email, password: carol.password }).expect(200);
-    const rows = await stack.owner.query<{ n: string; last: Date | null }>(
+    const rows = await stack.admin.query<{ n: string; last: Date | null }>(
       `SELECT (SELECT count(*) FROM audit_events WHERE tenant_id = :t AND action = 'auth.login.succeeded') AS n,
               (SELECT last_login_at FROM users WHERE tenant_id = :t) AS last`,
       { replacements: { t: carol.me.tenantId }, type: QueryTypes.SELECT },

@@ -52,7 +52,7 @@ describe('refreshSession: POST /api/v1/auth/refresh', () => {
 
   test('when the session passed its absolute lifetime, then refresh answers 401', async () => {
     const who = await registerWorkspace(stack);
-    await stack.owner.query("UPDATE sessions SET expires_at = now() - interval '1 second' WHERE tenant_id = :t", {
+    await stack.admin.query("UPDATE sessions SET expires_at = now() - interval '1 second' WHERE tenant_id = :t", {
       replacements: { t: who.me.tenantId },
     });
     await refresh(who.refreshToken).expect(401);

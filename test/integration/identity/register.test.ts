@@ -13,7 +13,7 @@ afterAll(async () => {
 });
 
 async function count(sql: string, replacements: Record<string, unknown> = {}): Promise<number> {
-  const rows = await stack.owner.query<{ n: string }>(sql, { replacements, type: QueryTypes.SELECT });
+  const rows = await stack.admin.query<{ n: string }>(sql, { replacements, type: QueryTypes.SELECT });
   return Number(rows[0].n);
 }
 
@@ -26,7 +26,7 @@ describe('requestMagicLink: POST /api/v1/auth/magic-link/request (registrationPr
     expect(proofFrom(mail)).toMatch(/^[A-Za-z0-9_-]{43}$/);
     // Stored only as a hash.
     expect(await count('SELECT count(*) AS n FROM registration_proofs WHERE email = :email', { email })).toBe(1);
-    const stored = await stack.owner.query<{ token_hash: Buffer }>('SELECT token_hash FROM registration_proofs WHERE email = :email', {
+    const stored = await stack.admin.query<{ token_hash: Buffer }>('SELECT token_hash FROM registration_proofs WHERE email = :email', {
       replacements: { email },
       type: QueryTypes.SELECT,
     });
@@ -89,7 +89,7 @@ describe('register: POST /api/v1/auth/register (registrationWorkflow)', () => {
     expect(me.body.company).toMatchObject({ name: 'Ümid Savdo LLC', taxId: '305123456', onboardingComplete: true, slug: 'umid-savdo-llc' });
     const tenantId = me.body.tenantId;
     // Default roles seeded from the OpenAPI document, the caller's membership ADMIN.
-    const roles = await stack.owner.query<{ code: string; n: string }>(
+    const roles = await stack.admin.query<{ code: string; n: string }>(
       `SELECT r.code, count(rp.permission) AS n FROM roles r LEFT JOIN role_permissions rp ON rp.tenant_id = r.tenant_id AND rp.role_id = r.id
         WHERE r.tenant_id = :tenantId GROUP BY r.code ORDER BY r.code`,
       { replacements: { tenantId }, type: QueryTypes.SELECT },
@@ -97,7 +97,7 @@ describe('register: POST /api/v1/auth/register (registrationWorkflow)', () => {
     expect(roles.map((r) => r.code)).toEqual(['ACCOUNTANT', 'ADMIN', 'EMPLOYEE', 'MANAGER', 'VIEWER']);
     for (const r of roles) expect(Number(r.n)).toBeGreaterThan(0);
     // The audit event carries the request's correlation id (the service's), committed with the workspace.
-    const audit = await stack.owner.query<{ action: string; correlation_id: string; system_actor: boolean }>(
+    const audit = await stack.admin.query<{ action: string; correlation_id: string; system_actor: boolean }>(
       'SELECT action, correlation_id, system_actor FROM audit_events WHERE tenant_id = :tenantId',
       { replacements: { tenantId }, type: QueryTypes.SELECT },
     );
@@ -170,7 +170,7 @@ describe('register: POST /api/v1/auth/register (registrationWorkflow)', () => {
   test('when the proof has expired, then 400 registration-proof-invalid', async () => {
     const email = uniqueEmail();
     const token = await requestProof(stack, email);
-    await stack.owner.query("UPDATE registration_proofs SET expires_at = now() - interval '1 second' WHERE email = :email", { replacements: { email } });
+    await stack.admin.query("UPDATE registration_proofs SET expires_at = now() - interval '1 second' WHERE email = :email", { replacements: { email } });
     const res = await api(stack).post('/api/v1/auth/register').send({ token, email, password: PASSWORD, confirmPassword: PASSWORD });
     expect(res.status).toBe(400);
     expect(res.body.type).toBe('/problems/registration-proof-invalid');
@@ -232,7 +232,7 @@ describe('register: POST /api/v1/auth/register (registrationWorkflow)', () => {
       const res = await api(stack).post('/api/v1/auth/register').send(body).expect(202);
       expect(res.body).toEqual({ channel: 'TOTP', challengeId: null, expiresAt: null });
       expect(res.body.accessToken).toBeUndefined();
-      const memberships = await stack.owner.query<{ slug: string }>(
+      const memberships = await stack.admin.query<{ slug: string }>(
         `SELECT t.slug FROM memberships m JOIN users u ON u.tenant_id = m.tenant_id AND u.id = m.user_id JOIN tenants t ON t.id = m.tenant_id
           WHERE u.identity_id = :id AND t.id <> :first`,
         { replacements: { id: first.me.globalUserId, first: first.me.tenantId }, type: QueryTypes.SELECT },
@@ -252,7 +252,7 @@ describe('register: POST /api/v1/auth/register (registrationWorkflow)', () => {
       const res = await api(stack).post('/api/v1/auth/register').send({ token, email: first.email, password: first.password, confirmPassword: first.password }).expect(202);
       expect(res.body).toEqual({ channel: 'EMAIL', challengeId: expect.any(String), expiresAt: expect.any(String) });
       const code = await nextCode(stack, first.email, before);
-      const [created] = await stack.owner.query<{ slug: string }>(
+      const [created] = await stack.admin.query<{ slug: string }>(
         `SELECT t.slug FROM memberships m JOIN users u ON u.tenant_id = m.tenant_id AND u.id = m.user_id JOIN tenants t ON t.id = m.tenant_id
           WHERE u.identity_id = :id AND t.id <> :first`,
         { replacements: { id: first.me.globalUserId, first: first.me.tenantId }, type: QueryTypes.SELECT },
@@ -276,7 +276,7 @@ describe('register: POST /api/v1/auth/register (registrationWorkflow)', () => {
     const email = uniqueEmail();
     const token = await requestProof(stack, email);
     await api(stack).post('/api/v1/auth/register').send({ token, email, password: PASSWORD, confirmPassword: PASSWORD }).expect(201);
-    const proof = await stack.owner.query<{ id: string; result: { tenantId: string } }>('SELECT id, result FROM registration_proofs WHERE email = :email', {
+    const proof = await stack.admin.query<{ id: string; result: { tenantId: string } }>('SELECT id, result FROM registration_proofs WHERE email = :email', {
       replacements: { email },
       type: QueryTypes.SELECT,
     });

@@ -119,7 +119,7 @@ describe('request-rate limits (per client IP and per target email, in PostgreSQL
     });
     await request(untrusting).post('/api/v1/auth/login').set('X-Forwarded-For', '203.0.113.7').send({ email: user.email, password: 'a wrong password here' }).expect(401);
     await request(stack.app).post('/api/v1/auth/login').set('X-Forwarded-For', '203.0.113.8').send({ email: user.email, password: 'a wrong password here' }).expect(401);
-    const events = await stack.owner.query<{ ip_address: string }>(
+    const events = await stack.admin.query<{ ip_address: string }>(
       `SELECT ip_address FROM audit_events WHERE tenant_id = :tenantId AND action = 'auth.login.failed' ORDER BY occurred_at`,
       { replacements: { tenantId: user.me.tenantId }, type: QueryTypes.SELECT },
     );

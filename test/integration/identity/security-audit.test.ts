@@ -31,7 +31,7 @@ describe('audit events for security changes', () => {
     await login(stack, { email: user.email, password: user.password, totpCode: totpCode(secret, 3) }).expect(401);
     const second = await login(stack, { email: user.email, password: user.password, totpCode: totpCode(secret, 1) }).expect(200);
     // Five factor attempts so far fill the identity's window; make room for the rest of the walk-through.
-    await stack.owner.query('DELETE FROM factor_attempts WHERE identity_id = :id', { replacements: { id: user.me.globalUserId } });
+    await stack.admin.query('DELETE FROM factor_attempts WHERE identity_id = :id', { replacements: { id: user.me.globalUserId } });
     await post('/step-up', { recoveryCode: recoveryCodes[0] }).expect(200);
     const regenerated = await post('/recovery-codes', { currentPassword: user.password }).expect(200);
     secrets.push(...regenerated.body.recoveryCodes);
@@ -42,7 +42,7 @@ describe('audit events for security changes', () => {
     await api(stack).delete(`/api/v1/me/sessions/${other.id}`).set(...bearer(user.accessToken)).expect(204);
     secrets.push(second.body.accessToken, second.body.refreshToken, user.accessToken, user.refreshToken);
 
-    const events = await stack.owner.query<Record<string, unknown>>(
+    const events = await stack.admin.query<Record<string, unknown>>(
       'SELECT * FROM audit_events WHERE tenant_id = :tenantId ORDER BY occurred_at, id',
       { replacements: { tenantId: user.me.tenantId }, type: QueryTypes.SELECT },
     );

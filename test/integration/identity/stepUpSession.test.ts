@@ -70,7 +70,7 @@ describe('stepUpSession: POST /api/v1/me/security/step-up', () => {
     await security(user, '/step-up', { totpCode: totpCode(secret, 1) }).expect(200);
     // Another session of the same person is not stepped up.
     await security(user, '/recovery-codes', { currentPassword: user.password }, other.body.accessToken).expect(403);
-    await stack.owner.query(`UPDATE sessions SET second_factor_verified_at = now() - interval '301 seconds' WHERE tenant_id = :tenantId`, {
+    await stack.admin.query(`UPDATE sessions SET second_factor_verified_at = now() - interval '301 seconds' WHERE tenant_id = :tenantId`, {
       replacements: { tenantId: user.me.tenantId },
     });
     const expired = await security(user, '/recovery-codes', { currentPassword: user.password }).expect(403);
@@ -86,7 +86,7 @@ describe('stepUpSession: POST /api/v1/me/security/step-up', () => {
     }
     const limited = await security(user, '/step-up', { totpCode: totpCode(secret, 1) }).expect(429);
     expect(limited.headers['retry-after']).toMatch(/^[0-9]+$/);
-    const [row] = await stack.owner.query<{ verified: Date | null }>(
+    const [row] = await stack.admin.query<{ verified: Date | null }>(
       'SELECT max(second_factor_verified_at) AS verified FROM sessions WHERE tenant_id = :tenantId',
       { replacements: { tenantId: user.me.tenantId }, type: QueryTypes.SELECT },
     );

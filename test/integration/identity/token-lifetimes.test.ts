@@ -14,7 +14,7 @@ afterAll(async () => {
 describe('token lifetimes from configuration', () => {
   test('the session ends at the absolute limit and no refresh token outlives it', async () => {
     const who = await registerWorkspace(stack);
-    const [row] = await stack.owner.query<{ token: Date; session: Date }>(
+    const [row] = await stack.admin.query<{ token: Date; session: Date }>(
       `SELECT max(rt.expires_at) AS token, max(s.expires_at) AS session
          FROM refresh_tokens rt JOIN sessions s ON s.tenant_id = rt.tenant_id AND s.id = rt.session_id
         WHERE rt.tenant_id = :t`,

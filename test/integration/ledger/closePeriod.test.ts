@@ -137,7 +137,7 @@ describe('closePeriod, getPeriodClose and listPeriodCloses (periodCloseWorkflow)
     expect((await handle.result()).status).toBe('COMPLETED');
     const description = await handle.describe();
     expect(description.typedSearchAttributes.getAll().find((p) => p.key.name === 'TenantId')?.value).toBe(user.me.tenantId);
-    const events = await stack.owner.query<{ action: string; system_actor: boolean }>(
+    const events = await stack.admin.query<{ action: string; system_actor: boolean }>(
       `SELECT action, system_actor FROM audit_events WHERE tenant_id = :t AND subject_id = :id ORDER BY occurred_at`,
       { replacements: { t: user.me.tenantId, id: res.body.id }, type: QueryTypes.SELECT },
     );
@@ -163,14 +163,14 @@ describe('closePeriod, getPeriodClose and listPeriodCloses (periodCloseWorkflow)
     const close = await ledger.close('2025-03-31').expect(202);
     await waitForClose(ledger, close.body.id);
     await expect(
-      stack.owner.query(
+      stack.admin.query(
         `INSERT INTO journal_lines (tenant_id, entry_id, line_no, legal_entity_id, entry_date, account_code, debit, credit)
          VALUES (:t, :e, 3, :le, '2025-03-10', '5110', 1, 0)`,
         { replacements: { t: user.me.tenantId, e: entry.body.id, le: user.me.company.id } },
       ),
     ).rejects.toThrow(/closed through 2025-03-31/);
     const snapshot = `UPDATE period_close_balances SET debit_total = 0 WHERE close_id = :id`;
-    await expect(stack.owner.query(snapshot, { replacements: { id: close.body.id } })).rejects.toThrow(/append-only/);
+    await expect(stack.admin.query(snapshot, { replacements: { id: close.body.id } })).rejects.toThrow(/append-only/);
   });
 
   test('closeDate rules: not today or later (400), not at or before the last close (409), one at a time (409), idempotent', async () => {
@@ -195,16 +195,16 @@ describe('closePeriod, getPeriodClose and listPeriodCloses (periodCloseWorkflow)
     const { user, ledger } = await company();
     await ledger.post(simpleEntry('2025-06-10', '10')).expect(201);
     // Arrange an impossible state by hand (bypassing every check) to prove the close's own check.
-    await stack.owner.transaction(async (tx) => {
-      await stack.owner.query(`ALTER TABLE journal_entries DISABLE TRIGGER journal_entries_balanced`, { transaction: tx });
-      await stack.owner.query(
+    await stack.admin.transaction(async (tx) => {
+      await stack.admin.query(`ALTER TABLE journal_entries DISABLE TRIGGER journal_entries_balanced`, { transaction: tx });
+      await stack.admin.query(
         `WITH e AS (INSERT INTO journal_entries (tenant_id, id, legal_entity_id, number, entry_date, description, request_id, request_hash, total_debit, total_credit, line_count, correlation_id)
                      VALUES (:t, gen_random_uuid(), :le, 1000, '2025-06-11', 'broken', gen_random_uuid(), 'x', 5, 5, 2, gen_random_uuid()) RETURNING id)
          INSERT INTO journal_lines (tenant_id, entry_id, line_no, legal_entity_id, entry_date, account_code, debit, credit)
          SELECT :t, e.id, n, :le, '2025-06-11', '5110', 5, 0 FROM e, generate_series(1, 2) n`,
         { replacements: { t: user.me.tenantId, le: user.me.company.id }, transaction: tx },
       );
-      await stack.owner.query(`ALTER TABLE journal_entries ENABLE TRIGGER journal_entries_balanced`, { transaction: tx });
+      await stack.admin.query(`ALTER TABLE journal_entries ENABLE TRIGGER journal_entries_balanced`, { transaction: tx });
     });
     const close = await ledger.close('2025-06-30').expect(202);
     const done = await waitForClose(ledger, close.body.id);

@@ -74,7 +74,7 @@ describe('ledger properties', () => {
             closedThrough = op.day;
           }
         }
-        const lines = await stack.owner.query<{ entry_date: string; account_code: string; debit: string; credit: string }>(
+        const lines = await stack.admin.query<{ entry_date: string; account_code: string; debit: string; credit: string }>(
           `SELECT to_char(entry_date, 'YYYY-MM-DD') AS entry_date, account_code, debit, credit FROM journal_lines WHERE tenant_id = :t`,
           { replacements: { t: user.me.tenantId }, type: QueryTypes.SELECT },
         );

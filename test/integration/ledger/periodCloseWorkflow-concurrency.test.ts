@@ -43,7 +43,7 @@ describe('periodCloseWorkflow under concurrent posting', () => {
     expect(accepted.filter((o) => o.date <= closeDate).length).toBeGreaterThan(0);
     expect(rejected.length).toBeGreaterThan(0);
 
-    const rows = await stack.owner.query<{ request_id: string; entry_date: string }>(
+    const rows = await stack.admin.query<{ request_id: string; entry_date: string }>(
       `SELECT request_id, to_char(entry_date, 'YYYY-MM-DD') AS entry_date FROM journal_entries WHERE tenant_id = :t`,
       { replacements: { t: user.me.tenantId }, type: QueryTypes.SELECT },
     );
@@ -51,7 +51,7 @@ describe('periodCloseWorkflow under concurrent posting', () => {
     expect(new Set(rows.map((r) => r.request_id))).toEqual(new Set(accepted.map((o) => o.requestId)));
     // Counted once: the close counts exactly the entries dated in the period, and its snapshot equals their lines.
     expect(done.entryCount).toBe(rows.filter((r) => r.entry_date <= closeDate).length);
-    const [sums] = await stack.owner.query<{ d: string; c: string }>(
+    const [sums] = await stack.admin.query<{ d: string; c: string }>(
       `SELECT sum(debit)::text AS d, sum(credit)::text AS c FROM journal_lines WHERE tenant_id = :t AND entry_date <= :closeDate`,
       { replacements: { t: user.me.tenantId, closeDate }, type: QueryTypes.SELECT },
     );

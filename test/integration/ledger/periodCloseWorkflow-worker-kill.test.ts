@@ -55,8 +55,8 @@ describe('periodCloseWorkflow survives a killed worker', () => {
     const held = new Promise<void>((resolve) => (release = resolve));
     let locked!: () => void;
     const lockTaken = new Promise<void>((resolve) => (locked = resolve));
-    const holder = stack.owner.transaction(async (tx: Transaction) => {
-      await stack.owner.query('SELECT pg_advisory_xact_lock(hashtextextended(:key, 0))', {
+    const holder = stack.admin.transaction(async (tx: Transaction) => {
+      await stack.admin.query('SELECT pg_advisory_xact_lock(hashtextextended(:key, 0))', {
         replacements: { key: snapshotLockKey(user.me.company.id, '2025-09-30') },
         transaction: tx,
       });
@@ -69,7 +69,7 @@ describe('periodCloseWorkflow survives a killed worker', () => {
       // The first worker reaches the snapshot step and waits on that lock: kill it there.
       await until(
         async () => {
-          const rows = await stack.owner.query(
+          const rows = await stack.admin.query(
             `SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted
                 AND ((classid::bigint << 32) | objid::bigint) = hashtextextended(:key, 0)`,
             { replacements: { key: snapshotLockKey(user.me.company.id, '2025-09-30') }, type: QueryTypes.SELECT },
@@ -94,7 +94,7 @@ describe('periodCloseWorkflow survives a killed worker', () => {
       expect(done.status).toBe('COMPLETED');
       expect(done.entryCount).toBe(30);
       // The same result as a straightforward sum of the period's lines, stored once.
-      const expected = await stack.owner.query<{ account_code: string; d: string; c: string }>(
+      const expected = await stack.admin.query<{ account_code: string; d: string; c: string }>(
         `SELECT account_code, sum(debit)::text AS d, sum(credit)::text AS c FROM journal_lines
           WHERE tenant_id = :t AND entry_date <= '2025-09-30' GROUP BY account_code ORDER BY account_code`,
         { replacements: { t: user.me.tenantId }, type: QueryTypes.SELECT },
@@ -102,7 +102,7 @@ describe('periodCloseWorkflow survives a killed worker', () => {
       expect(done.balances.map((b: { accountCode: string; debitTotal: string; creditTotal: string }) => [b.accountCode, b.debitTotal, b.creditTotal])).toEqual(
         expected.map((e) => [e.account_code, e.d, e.c]),
       );
-      const [events] = await stack.owner.query<{ n: number }>(
+      const [events] = await stack.admin.query<{ n: number }>(
         `SELECT count(*)::int AS n FROM audit_events WHERE tenant_id = :t AND action = 'ledger.period.closed'`,
         { replacements: { t: user.me.tenantId }, type: QueryTypes.SELECT },
       );

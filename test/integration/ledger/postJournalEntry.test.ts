@@ -144,7 +144,7 @@ describe('postJournalEntry: POST /api/v1/ledger/{legalEntityId}/entries', () => 
 
   test('the audit event commits with the entry and names it', async () => {
     const res = await ledger.post(simpleEntry('2025-01-16', '3.00')).expect(201);
-    const events = await stack.owner.query<{ action: string; subject_type: string; correlation_id: string }>(
+    const events = await stack.admin.query<{ action: string; subject_type: string; correlation_id: string }>(
       'SELECT action, subject_type, correlation_id FROM audit_events WHERE tenant_id = :tenantId AND subject_id = :id',
       { replacements: { tenantId: alice.me.tenantId, id: res.body.id }, type: QueryTypes.SELECT },
     );
@@ -199,7 +199,7 @@ describe('listJournalEntries: GET /api/v1/ledger/{legalEntityId}/entries', () =>
 });
 
 describe('append-only in the database itself', () => {
-  test('entries and lines reject UPDATE and DELETE, even for the owner role', async () => {
+  test('entries and lines reject UPDATE and DELETE, even for a superuser', async () => {
     const res = await ledger.post(simpleEntry('2025-01-18', '9.00')).expect(201);
     for (const sql of [
       'UPDATE journal_entries SET description = \'x\' WHERE id = :id',
@@ -208,15 +208,15 @@ describe('append-only in the database itself', () => {
       'DELETE FROM journal_lines WHERE entry_id = :id',
       'TRUNCATE journal_lines',
     ]) {
-      await expect(stack.owner.query(sql, { replacements: { id: res.body.id } })).rejects.toThrow(/append-only/);
+      await expect(stack.admin.query(sql, { replacements: { id: res.body.id } })).rejects.toThrow(/append-only/);
     }
   });
 
   test('an entry whose lines do not add up to its totals cannot commit, even written by hand', async () => {
     const scope = { tenantId: alice.me.tenantId, le: alice.me.company.id };
     await expect(
-      stack.owner.transaction(async (tx) => {
-        await stack.owner.query(
+      stack.admin.transaction(async (tx) => {
+        await stack.admin.query(
           `INSERT INTO journal_entries (tenant_id, id, legal_entity_id, number, entry_date, description, request_id, request_hash, total_debit, total_credit, line_count, correlation_id)
            VALUES (:tenantId, gen_random_uuid(), :le, 999999, '2025-01-19', 'forged', gen_random_uuid(), 'x', 10, 10, 2, gen_random_uuid())`,
           { replacements: scope, transaction: tx },

@@ -89,14 +89,14 @@ describe('permissions are read from the database on every request', () => {
   test('when the role loses the permission, then the next request is 403 permission-denied; restored, 200', async () => {
     const who = await registerWorkspace(stack);
     await api(stack).get('/api/v1/me').set(...bearer(who.accessToken)).expect(200);
-    await stack.owner.query("DELETE FROM role_permissions WHERE tenant_id = :t AND permission = 'getCurrentUser'", { replacements: { t: who.me.tenantId } });
+    await stack.admin.query("DELETE FROM role_permissions WHERE tenant_id = :t AND permission = 'getCurrentUser'", { replacements: { t: who.me.tenantId } });
     const denied = await api(stack).get('/api/v1/me').set(...bearer(who.accessToken)).expect(403);
     expect(denied.headers['content-type']).toMatch(/application\/problem\+json/);
     expect(denied.body).toMatchObject({ type: '/problems/permission-denied', status: 403, permission: 'getCurrentUser' });
     const access = await api(stack).get('/api/v1/me/access').set(...bearer(who.accessToken)).expect(200);
     expect(access.body.permissions).not.toContain('getCurrentUser');
     expect(access.body.permissions).toContain('getMyAccess');
-    await stack.owner.query(
+    await stack.admin.query(
       "INSERT INTO role_permissions (tenant_id, role_id, permission) SELECT tenant_id, id, 'getCurrentUser' FROM roles WHERE tenant_id = :t AND code = 'ADMIN'",
       { replacements: { t: who.me.tenantId } },
     );
@@ -105,7 +105,7 @@ describe('permissions are read from the database on every request', () => {
 
   test('when the membership is suspended, then its still-unexpired token answers 401', async () => {
     const who = await registerWorkspace(stack);
-    await stack.owner.query("UPDATE memberships SET status = 'SUSPENDED' WHERE tenant_id = :t", { replacements: { t: who.me.tenantId } });
+    await stack.admin.query("UPDATE memberships SET status = 'SUSPENDED' WHERE tenant_id = :t", { replacements: { t: who.me.tenantId } });
     await api(stack).get('/api/v1/me').set(...bearer(who.accessToken)).expect(401);
   });
 

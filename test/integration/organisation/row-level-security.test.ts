@@ -44,7 +44,7 @@ async function tenantTables(db: Sequelize): Promise<Array<{ table: string; rls: 
 
 describe('row-level security', () => {
   test('every tenant table (from pg_class) has row-level security on and a policy', async () => {
-    const tables = await tenantTables(stack.owner);
+    const tables = await tenantTables(stack.admin);
     expect(tables.map((t) => t.table)).toEqual(
       expect.arrayContaining([
         'tenants', 'memberships', 'sessions', 'refresh_tokens', 'audit_events',
@@ -53,8 +53,48 @@ describe('row-level security', () => {
       ]),
     );
     for (const t of tables) {
-      expect({ table: t.table, rls: t.rls, hasPolicy: t.policies > 0 }).toEqual({ table: t.table, rls: true, hasPolicy: true });
+      expect({ table: t.table, rls: t.rls, forced: t.forced, hasPolicy: t.policies > 0 }).toEqual({ table: t.table, rls: true, forced: true, hasPolicy: true });
     }
+  });
+
+  test('"FORCE ROW LEVEL SECURITY": the owner role without a tenant sees zero rows of every tenant table, and cannot write them', async () => {
+    for (const { table } of await tenantTables(stack.admin)) {
+      const [asOwner] = await stack.owner.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}`, { type: QueryTypes.SELECT });
+      expect({ table, visibleToOwner: asOwner!.n }).toEqual({ table, visibleToOwner: 0 });
+    }
+    await expect(
+      stack.owner.query(`INSERT INTO legal_entities (tenant_id, id, name) VALUES (:b, gen_random_uuid(), 'Planted by the owner')`, { replacements: { b: b.me.tenantId } }),
+    ).rejects.toThrow(/row-level security|violates/);
+  });
+
+  test('the cross-tenant look-ups are owned by a NOLOGIN role that alone bypasses row-level security', async () => {
+    const functions = await stack.admin.query<{ name: string; owner: string; login: boolean; bypass: boolean; definer: boolean }>(
+      `SELECT p.proname AS name, r.rolname AS owner, r.rolcanlogin AS login, r.rolbypassrls AS bypass, p.prosecdef AS definer
+         FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace JOIN pg_roles r ON r.oid = p.proowner
+        WHERE n.nspname = 'public' AND p.prosecdef ORDER BY 1`,
+      { type: QueryTypes.SELECT },
+    );
+    expect(functions.map((f) => f.name)).toEqual(
+      expect.arrayContaining(['app_identity_memberships', 'app_load_principal', 'app_refresh_token_tenant', 'app_revoke_identity_sessions', 'app_tenant_by_slug']),
+    );
+    for (const f of functions) expect(f).toEqual({ name: f.name, owner: stack.config.database.definerRole, login: false, bypass: true, definer: true });
+  });
+
+  test('the application role may not delete from the global secret tables, nor rewrite factor attempts', async () => {
+    const [row] = await stack.admin.query<Record<string, boolean>>(
+      `SELECT has_table_privilege(:app, 'identities', 'DELETE') AS identities,
+              has_table_privilege(:app, 'recovery_codes', 'DELETE') AS recovery_codes,
+              has_table_privilege(:app, 'totp_enrollments', 'DELETE') AS totp_enrollments,
+              has_table_privilege(:app, 'registration_proofs', 'DELETE') AS registration_proofs,
+              has_table_privilege(:app, 'factor_attempts', 'DELETE') AS factor_attempts_delete,
+              has_column_privilege(:app, 'factor_attempts', 'attempted_at', 'UPDATE') AS factor_attempts_rewrite,
+              has_column_privilege(:app, 'factor_attempts', 'released_at', 'UPDATE') AS factor_attempts_release`,
+      { replacements: { app: new URL(stack.config.database.url).username }, type: QueryTypes.SELECT },
+    );
+    expect(row).toEqual({
+      identities: false, recovery_codes: false, totp_enrollments: false, registration_proofs: false,
+      factor_attempts_delete: false, factor_attempts_rewrite: false, factor_attempts_release: true,
+    });
   });
 
   test('the application role is no superuser, has no BYPASSRLS and owns no table', async () => {
@@ -68,10 +108,10 @@ describe('row-level security', () => {
   });
 
   test('"with no tenant set a query sees zero rows", in every tenant table, though rows exist', async () => {
-    for (const { table } of await tenantTables(stack.owner)) {
-      const [asOwner] = await stack.owner.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}`, { type: QueryTypes.SELECT });
+    for (const { table } of await tenantTables(stack.admin)) {
+      const [asAdmin] = await stack.admin.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}`, { type: QueryTypes.SELECT });
       const [asApp] = await stack.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table}`, { type: QueryTypes.SELECT });
-      expect({ table, rowsExist: asOwner.n > 0, visibleWithoutTenant: asApp.n }).toEqual({ table, rowsExist: true, visibleWithoutTenant: 0 });
+      expect({ table, rowsExist: asAdmin.n > 0, visibleWithoutTenant: asApp.n }).toEqual({ table, rowsExist: true, visibleWithoutTenant: 0 });
     }
   });
 
@@ -91,7 +131,7 @@ describe('row-level security', () => {
         stack.db.query("UPDATE legal_entities SET name = 'hijacked' WHERE tenant_id = :b", { replacements: { b: b.me.tenantId }, transaction: tx }),
       ),
     ).resolves.toBeDefined();
-    const [{ name }] = await stack.owner.query<{ name: string }>('SELECT name FROM legal_entities WHERE tenant_id = :b', {
+    const [{ name }] = await stack.admin.query<{ name: string }>('SELECT name FROM legal_entities WHERE tenant_id = :b', {
       replacements: { b: b.me.tenantId },
       type: QueryTypes.SELECT,
     });
@@ -120,11 +160,11 @@ describe('row-level security', () => {
     }
   });
 
-  test('audit events are immutable: UPDATE and DELETE are rejected, even for the owner', async () => {
-    await expect(stack.owner.query("UPDATE audit_events SET details = 'edited' WHERE tenant_id = :a", { replacements: { a: a.me.tenantId } })).rejects.toThrow(
+  test('audit events are immutable: UPDATE and DELETE are rejected, even for a superuser', async () => {
+    await expect(stack.admin.query("UPDATE audit_events SET details = 'edited' WHERE tenant_id = :a", { replacements: { a: a.me.tenantId } })).rejects.toThrow(
       /append-only/,
     );
-    await expect(stack.owner.query('DELETE FROM audit_events WHERE tenant_id = :a', { replacements: { a: a.me.tenantId } })).rejects.toThrow(/append-only/);
+    await expect(stack.admin.query('DELETE FROM audit_events WHERE tenant_id = :a', { replacements: { a: a.me.tenantId } })).rejects.toThrow(/append-only/);
     await expect(
       withTenant(stack.db, a.me.tenantId, (tx) => stack.db.query('DELETE FROM audit_events', { transaction: tx })),
     ).rejects.toThrow(/permission denied|append-only/);
