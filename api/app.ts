@@ -49,6 +49,7 @@ export interface AppDeps {
 function createHandlers(deps: AppDeps, doc: OpenApiDocument, index: OperationIndex, hasher: PasswordHasher, tokens: AccessTokenIssuer): OperationHandlers {
   const { config, db } = deps;
   const workflows = createWorkflowClient(deps.temporal, {
+    db,
     taskQueue: deps.taskQueue ?? config.temporal.taskQueue,
     timeoutMs: config.temporal.workflowResponseTimeoutMs,
   });

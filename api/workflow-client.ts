@@ -4,15 +4,23 @@ import {
   WorkflowUpdateFailedError,
   WorkflowUpdateRPCTimeoutOrCancelledError,
   type Client,
-  type WorkflowStartOptions,
 } from '@temporalio/client';
 import { ApplicationFailure, type UpdateDefinition, type Workflow } from '@temporalio/common';
+import type { Sequelize } from 'sequelize';
 import { AppError } from '../core/problems';
 import { FailureType } from '../contracts/failures';
+import type { IdReusePolicy, StartOutcome } from '../contracts/workflow-starts';
+import { enqueueWorkflowStart, settleWorkflowStarts, type StartFilter } from '../db/repositories/workflows/starts';
+import type { Tx } from '../db/connection';
+import { workflowStarter } from '../adapters/temporal/start-workflow';
 
 // The API's only door to Temporal: it starts workflows, waits for results and sends updates, and it is
 // the one place where workflow outcomes become problem types. Workflows are started by name with their
 // signatures from contracts/, so no workflow code runs in the API process.
+//
+// Every start goes through the outbox: `enqueue` records it in the mutation's own transaction, `dispatch`
+// starts it right after the commit, and what dispatch could not start (Temporal unreachable) the relay in
+// every worker starts later. A commit can therefore never leave work that nothing will start.
 
 /** Failures of the workflows the API waits for (a period close is never awaited: its failure is its state). */
 const FAILURE_TO_PROBLEM: Partial<Record<FailureType, () => AppError>> = {
@@ -36,13 +44,25 @@ function toAppError(err: WorkflowFailedError | WorkflowUpdateFailedError): unkno
   return mapped ? mapped() : err;
 }
 
-/** Options of a start; the task queue is the client's. */
-export type StartOptions<W extends Workflow> = Omit<WorkflowStartOptions<W>, 'taskQueue'>;
+/** A start to record with a mutation: the workflow by name, its business id and its (non-secret) input. */
+export interface OutboxStart<W extends Workflow> {
+  workflowId: string;
+  args: Parameters<W>;
+  tenantId: string | null;
+  idReusePolicy: IdReusePolicy;
+}
 
 export interface WorkflowClient {
-  /** Starts the workflow and waits for its result, at most `timeoutMs`; then answers 503 operation-pending. */
-  execute<W extends Workflow>(workflow: string, options: StartOptions<W>): Promise<Awaited<ReturnType<W>>>;
-  start<W extends Workflow>(workflow: string, options: StartOptions<W>): Promise<void>;
+  /** Records a start in the mutation's transaction (it commits with the mutation or not at all). */
+  enqueue<W extends Workflow>(tx: Tx, workflow: string, start: OutboxStart<W>): Promise<string>;
+  /**
+   * Starts the recorded starts of `filter` now: by the id `enqueue` returned, or every pending start of a
+   * workflow id (a retried request re-drives its own work). Never throws for an unreachable Temporal: the
+   * outcome says UNAVAILABLE and the relay takes over. An empty list means nothing was pending.
+   */
+  dispatch(filter: { id: string } | { workflowId: string }): Promise<StartOutcome[]>;
+  /** Waits for a started workflow's result, at most `timeoutMs`; then answers 503 operation-pending. */
+  result<W extends Workflow>(workflowId: string): Promise<Awaited<ReturnType<W>>>;
   /**
    * Sends an update to a running workflow and waits for its result, at most `timeoutMs` (then 503).
    * Answers `null` when the workflow does not exist or has already ended.
@@ -50,33 +70,30 @@ export interface WorkflowClient {
   update<Ret, Arg>(workflowId: string, update: UpdateDefinition<Ret, [Arg]>, arg: Arg): Promise<Ret | null>;
 }
 
-/** Starting a workflow is one RPC; past this the server counts as unavailable (503), not slow. */
-const START_DEADLINE_MS = 5000;
-
-export function createWorkflowClient(client: Client, settings: { taskQueue: string; timeoutMs: number }): WorkflowClient {
-  const { taskQueue, timeoutMs } = settings;
-  const startWithDeadline = <W extends Workflow>(workflow: string, options: StartOptions<W>) =>
-    client.withDeadline(Date.now() + Math.min(START_DEADLINE_MS, timeoutMs), () =>
-      client.workflow.start<W>(workflow, { ...options, taskQueue } as WorkflowStartOptions<W>),
-    );
+export function createWorkflowClient(client: Client, settings: { db: Sequelize; taskQueue: string; timeoutMs: number }): WorkflowClient {
+  const { db, taskQueue, timeoutMs } = settings;
+  const start = workflowStarter(client);
   return {
-    async execute<W extends Workflow>(workflow: string, options: StartOptions<W>): Promise<Awaited<ReturnType<W>>> {
-      const handle = await startWithDeadline<W>(workflow, options);
+    enqueue<W extends Workflow>(tx: Tx, workflow: string, outboxed: OutboxStart<W>): Promise<string> {
+      return enqueueWorkflowStart(tx, { workflowType: workflow, taskQueue, ...outboxed, args: [...outboxed.args] });
+    },
+    async dispatch(filter: StartFilter & ({ id: string } | { workflowId: string })): Promise<StartOutcome[]> {
+      const settled = await settleWorkflowStarts(db, filter, start);
+      return settled.map((s) => s.result);
+    },
+    async result<W extends Workflow>(workflowId: string): Promise<Awaited<ReturnType<W>>> {
       let timer: NodeJS.Timeout | undefined;
       const deadline = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new AppError('operation-pending', `Workflow ${options.workflowId} is still running`)), timeoutMs);
+        timer = setTimeout(() => reject(new AppError('operation-pending', `Workflow ${workflowId} is still running`)), timeoutMs);
       });
       try {
-        return (await Promise.race([handle.result(), deadline])) as Awaited<ReturnType<W>>;
+        return (await Promise.race([client.workflow.getHandle<W>(workflowId).result(), deadline])) as Awaited<ReturnType<W>>;
       } catch (err) {
         if (err instanceof WorkflowFailedError) throw toAppError(err);
         throw err;
       } finally {
         clearTimeout(timer);
       }
-    },
-    async start<W extends Workflow>(workflow: string, options: StartOptions<W>): Promise<void> {
-      await startWithDeadline<W>(workflow, options);
     },
     async update<Ret, Arg>(workflowId: string, update: UpdateDefinition<Ret, [Arg]>, arg: Arg): Promise<Ret | null> {
       try {

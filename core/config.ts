@@ -25,6 +25,8 @@ export interface Config {
     namespace: string;
     taskQueue: string;
     workflowResponseTimeoutMs: number;
+    /** How often each worker's relay starts the recorded workflow starts that are due. */
+    startRelayIntervalMs: number;
     /** A prebuilt workflow bundle for the worker; without one it bundles workflows/ at start. */
     workflowBundlePath: string | null;
   };
@@ -193,6 +195,7 @@ export function loadConfig(env: Env = process.env): Config {
       namespace: str(env, 'TEMPORAL_NAMESPACE', 'default'),
       taskQueue: str(env, 'TEMPORAL_TASK_QUEUE', 'accounting'),
       workflowResponseTimeoutMs: int(env, 'WORKFLOW_RESPONSE_TIMEOUT_MS', 20000, 100, 600000),
+      startRelayIntervalMs: int(env, 'WORKFLOW_START_RELAY_INTERVAL_MS', 2000, 50, 600000),
       workflowBundlePath: env.WORKFLOW_BUNDLE_PATH || null,
     },
     jwt: {

@@ -1,4 +1,5 @@
 import { NativeConnection, Runtime, DefaultLogger } from '@temporalio/worker';
+import { Client, Connection } from '@temporalio/client';
 import { loadConfig } from '../core/config';
 import { createLogger } from '../core/logger';
 import { createMailer } from '../adapters/mail';
@@ -7,6 +8,7 @@ import { createSequelize } from '../db/connection';
 import { initModels } from '../db/models';
 import { createWorker } from './create-worker';
 import { ensureSearchAttributes } from './search-attributes';
+import { startRelay } from './start-relay';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -33,9 +35,19 @@ async function main(): Promise<void> {
     mailer: createMailer(config.mail, { store: (message) => storeOutboxMessage(db, message) }),
     logger,
   });
+  const clientConnection = await Connection.connect({ address: config.temporal.address });
+  const relay = startRelay({
+    db,
+    client: new Client({ connection: clientConnection, namespace: config.temporal.namespace }),
+    logger: logger.child({ component: 'start-relay' }),
+    taskQueue: config.temporal.taskQueue,
+    intervalMs: config.temporal.startRelayIntervalMs,
+  });
   logger.info('worker started', { taskQueue: config.temporal.taskQueue, namespace: config.temporal.namespace });
   // worker.run() resolves after SIGINT/SIGTERM (the Runtime's default shutdown signals) drain the worker.
   await worker.run();
+  await relay.stop();
+  await clientConnection.close();
   await connection.close();
   await db.close();
   logger.info('worker stopped');

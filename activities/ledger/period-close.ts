@@ -3,7 +3,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { DatabaseError, type Sequelize } from 'sequelize';
 import { withTenant, type Tx } from '../../db/connection';
 import { recordAuditEvent } from '../../db/repositories/audit/events';
-import { lockLedgerState, markCloseCompleted, markCloseFailed, raiseCutoff, storeSnapshot } from '../../db/repositories/ledger/period-closes';
+import { findPeriodClose, lockLedgerState, markCloseCompleted, markCloseFailed, raiseCutoff, storeSnapshot } from '../../db/repositories/ledger/period-closes';
 import { FailureType } from '../../contracts/failures';
 import type { PeriodCloseActivities, PeriodCloseInput } from '../../contracts/ledger';
 
@@ -34,10 +34,13 @@ function recordCloseOutcome(tx: Tx, input: PeriodCloseInput, action: 'ledger.per
 /** Every step is idempotent: a worker killed anywhere restarts the step and reaches the same result. */
 export function createPeriodCloseActivities({ db }: PeriodCloseDeps): PeriodCloseActivities {
   /** The cut-off: waits for postings in flight, after which none dated at or before closeDate commits. */
-  async function lockClosedPeriod(input: PeriodCloseInput): Promise<void> {
-    await withTenant(db, input.tenantId, async (tx) => {
+  async function lockClosedPeriod(input: PeriodCloseInput): Promise<{ running: boolean }> {
+    return withTenant(db, input.tenantId, async (tx) => {
       await lockLedgerState(tx, scopeOf(input));
+      const close = await findPeriodClose(tx, scopeOf(input), { id: input.closeId });
+      if (close?.status !== 'RUNNING') return { running: false };
       await raiseCutoff(tx, scopeOf(input), input.closeDate);
+      return { running: true };
     });
   }
 

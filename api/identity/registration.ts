@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { WorkflowIdReusePolicy, WorkflowIdConflictPolicy, WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { Sequelize } from 'sequelize';
 import { Identity, RegistrationAttempt, RegistrationProof } from '../../db/models';
 import { withTenant } from '../../db/connection';
@@ -44,10 +43,16 @@ export function createRegistration(deps: RegistrationDeps) {
   async function requestMagicLink(email: string, ctx: RequestContext): Promise<void> {
     await deps.limits.consume('magicLink', { ip: ctx.ipAddress, target: normaliseEmail(email) });
     const proofId = randomUUID();
-    await deps.workflows.start<RegistrationProofWorkflow>(REGISTRATION_PROOF_WORKFLOW, {
-      workflowId: registrationProofWorkflowId(proofId),
-      args: [{ proofId, email: normaliseEmail(email), correlationId: ctx.correlationId }],
-    });
+    const startId = await deps.db.transaction((tx) =>
+      deps.workflows.enqueue<RegistrationProofWorkflow>(tx, REGISTRATION_PROOF_WORKFLOW, {
+        workflowId: registrationProofWorkflowId(proofId),
+        args: [{ proofId, email: normaliseEmail(email), correlationId: ctx.correlationId }],
+        tenantId: null,
+        idReusePolicy: 'REJECT_DUPLICATE',
+      }),
+    );
+    // The answer never depends on the email, nor on Temporal: what cannot start now, the relay starts later.
+    await deps.workflows.dispatch({ id: startId });
   }
 
   async function register(input: Schemas['RegisterRequest'], ctx: RequestContext): Promise<RegisterOutcome> {
@@ -71,33 +76,45 @@ export function createRegistration(deps: RegistrationDeps) {
       passwordHash = await deps.hasher.hash(input.password);
     }
     const attemptId = randomUUID();
-    await RegistrationAttempt.create({
-      id: attemptId,
-      proofId: proof.id,
-      existingIdentityId: identity?.id ?? null,
-      passwordHash,
-      companyName: input.company?.name.trim() ?? null,
-      companyTaxId: input.company?.taxId ?? null,
-      correlationId: ctx.correlationId,
-      ipAddress: ctx.ipAddress,
+    const workflowId = registrationWorkflowId(proof.id);
+    const startId = await deps.db.transaction(async (tx) => {
+      await RegistrationAttempt.create(
+        {
+          id: attemptId,
+          proofId: proof.id,
+          existingIdentityId: identity?.id ?? null,
+          passwordHash,
+          companyName: input.company?.name.trim() ?? null,
+          companyTaxId: input.company?.taxId ?? null,
+          correlationId: ctx.correlationId,
+          ipAddress: ctx.ipAddress,
+        },
+        { transaction: tx },
+      );
+      return deps.workflows.enqueue<RegistrationWorkflow>(tx, REGISTRATION_WORKFLOW, {
+        workflowId,
+        args: [{ proofId: proof.id, attemptId, correlationId: ctx.correlationId }],
+        tenantId: null,
+        // One run per proof: a concurrent or later request with the same proof is refused, but a run that
+        // failed (e.g. a transient error) may be retried.
+        idReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
+      });
     });
-
+    const [started] = await deps.workflows.dispatch({ id: startId });
+    if (!started || started.outcome === 'UNAVAILABLE') {
+      // Recorded, and the relay starts it when Temporal is back: the workspace is then created with this
+      // password (its activity clears the hash), so the person can log in without registering again.
+      throw new AppError('operation-pending', 'The registration is recorded and completes as soon as the workflow service is back; then log in with your password');
+    }
     let result;
     try {
-      result = await deps.workflows.execute<RegistrationWorkflow>(REGISTRATION_WORKFLOW, {
-        workflowId: registrationWorkflowId(proof.id),
-        args: [{ proofId: proof.id, attemptId, correlationId: ctx.correlationId }],
-        // One run per proof: a concurrent or later request with the same proof is refused,
-        // but a run that failed (e.g. a transient error) may be retried.
-        workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE_FAILED_ONLY,
-        workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
-      });
+      if (started.outcome !== 'STARTED') throw new AppError('registration-proof-invalid');
+      result = await deps.workflows.result<RegistrationWorkflow>(workflowId);
     } catch (err) {
       // A request that lost (a race, a failed run) must not leave its password hash behind. A pending run
       // may still need it; its activity clears it when it completes.
       const pending = err instanceof AppError && err.type === 'operation-pending';
       if (!pending) await RegistrationAttempt.update({ passwordHash: null }, { where: { id: attemptId } });
-      if (err instanceof WorkflowExecutionAlreadyStartedError) throw new AppError('registration-proof-invalid');
       throw err;
     }
     // The password alone never opens a session for an identity with a second factor: the workspace

@@ -15,7 +15,6 @@ import {
   type AttemptKind,
 } from '../../db/repositories/identity/second-factors';
 import { emailChallengeWorkflowId } from '../../contracts/workflow-ids';
-import { TENANT_ID } from '../../contracts/search-attributes';
 import {
   EMAIL_CHALLENGE_WORKFLOW,
   verifyCodeUpdate,
@@ -164,11 +163,16 @@ export function createSecondFactorService(deps: SecondFactorDeps) {
     await deps.limits.consume('emailChallenge', { ip: ctx.ipAddress, target: who.identityId });
     const challengeId = randomUUID();
     const expiresAt = new Date(Date.now() + settings.emailCodeTtlSeconds * 1000).toISOString();
-    await deps.workflows.start<EmailChallengeWorkflow>(EMAIL_CHALLENGE_WORKFLOW, {
-      workflowId: emailChallengeWorkflowId(challengeId),
-      args: [{ challengeId, ...who, expiresAt, maxGuesses: 5, correlationId: ctx.correlationId }],
-      typedSearchAttributes: [{ key: TENANT_ID, value: who.tenantId }],
-    });
+    const startId = await db.transaction((tx) =>
+      deps.workflows.enqueue<EmailChallengeWorkflow>(tx, EMAIL_CHALLENGE_WORKFLOW, {
+        workflowId: emailChallengeWorkflowId(challengeId),
+        args: [{ challengeId, ...who, expiresAt, maxGuesses: 5, correlationId: ctx.correlationId }],
+        tenantId: who.tenantId,
+        idReusePolicy: 'REJECT_DUPLICATE',
+      }),
+    );
+    // Unreachable Temporal does not fail the request: the relay starts the challenge (and mails the code) later.
+    await deps.workflows.dispatch({ id: startId });
     return { challengeId, expiresAt };
   }
 

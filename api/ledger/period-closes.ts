@@ -13,7 +13,6 @@ import {
 import { AppError } from '../../core/problems';
 import { formatMinorUnits, numericToMinorUnits } from '../../core/money';
 import { periodCloseWorkflowId } from '../../contracts/workflow-ids';
-import { TENANT_ID } from '../../contracts/search-attributes';
 import { PERIOD_CLOSE_WORKFLOW, type PeriodCloseWorkflow } from '../../contracts/ledger';
 import { normalSideOf, type AccountType } from '../accounting/chart-of-accounts';
 import type { WorkflowClient } from '../workflow-client';
@@ -104,15 +103,18 @@ export function createPeriodCloses(deps: { companies: CompanyScopes; workflows: 
         subjectId: id,
         details: `close through ${input.closeDate}`,
       });
+      // The workflow start commits with the close: the raised cut-off can never be left without its workflow.
+      await deps.workflows.enqueue<PeriodCloseWorkflow>(tx, PERIOD_CLOSE_WORKFLOW, {
+        workflowId: periodCloseWorkflowId(legalEntityId, input.closeDate),
+        args: [{ tenantId: principal.tenantId, legalEntityId, closeId: id, closeDate: input.closeDate, correlationId: ctx.correlationId }],
+        tenantId: principal.tenantId,
+        // A failed close may be requested again for the same date: the id may run again once its run ended.
+        idReusePolicy: 'ALLOW_DUPLICATE',
+      });
       return { view: await toView(tx, scope, row), created: true };
     });
-    if (outcome.created) {
-      await deps.workflows.start<PeriodCloseWorkflow>(PERIOD_CLOSE_WORKFLOW, {
-        workflowId: periodCloseWorkflowId(legalEntityId, input.closeDate),
-        args: [{ tenantId: principal.tenantId, legalEntityId, closeId: outcome.view.id, closeDate: input.closeDate, correlationId: ctx.correlationId }],
-        typedSearchAttributes: [{ key: TENANT_ID, value: principal.tenantId }],
-      });
-    }
+    // Started now if Temporal answers; otherwise the relay starts it. A retried request re-drives it too.
+    await deps.workflows.dispatch({ workflowId: periodCloseWorkflowId(legalEntityId, outcome.view.closeDate) });
     return outcome.view;
   }
 

@@ -13,6 +13,7 @@ import { storeOutboxMessage } from '../../db/repositories/mail/outbox';
 import { createSequelize } from '../../db/connection';
 import { initModels } from '../../db/models';
 import { createWorker } from '../../worker/create-worker';
+import { startRelay, type StartRelay } from '../../worker/start-relay';
 
 const BUNDLE_PATH = path.join(__dirname, '..', '.tmp', 'workflow-bundle.js');
 let runtimeInstalled = false;
@@ -41,6 +42,8 @@ export interface TestStack {
   /** The prebuilt workflow bundle, for workers the test starts itself. */
   workflowBundlePath: string;
   doc: OpenApiDocument;
+  /** This stack's workflow-start relay (the outbox reconciler every worker runs). */
+  relay: StartRelay;
   stop(): Promise<void>;
 }
 
@@ -61,7 +64,10 @@ export function loadTestConfig(overrides: Record<string, string> = {}): Config {
  * The real app with a real worker on its own task queue, against the test database and the Temporal dev
  * server that `npm test` started. One per test file.
  */
-export async function startTestStack(overrides: Record<string, string> = {}, options: { worker?: boolean } = {}): Promise<TestStack> {
+export async function startTestStack(
+  overrides: Record<string, string> = {},
+  options: { worker?: boolean; relayIntervalMs?: number } = {},
+): Promise<TestStack> {
   if (!runtimeInstalled) {
     Runtime.install({ logger: new DefaultLogger('WARN') });
     runtimeInstalled = true;
@@ -91,6 +97,8 @@ export async function startTestStack(overrides: Record<string, string> = {}, opt
 
   const connection = await Connection.connect({ address: config.temporal.address });
   const temporal = new Client({ connection, namespace: config.temporal.namespace });
+  // Every stack runs a start relay too, as every worker does (ticking fast, so tests need not wait).
+  const relay = startRelay({ db, client: temporal, logger, taskQueue, intervalMs: options.relayIntervalMs ?? 250 });
   const app = createApp({
     config,
     db,
@@ -111,7 +119,9 @@ export async function startTestStack(overrides: Record<string, string> = {}, opt
     taskQueue,
     workflowBundlePath: BUNDLE_PATH,
     doc,
+    relay,
     async stop() {
+      await relay.stop();
       worker?.shutdown();
       await running;
       await nativeConnection.close();

@@ -17,7 +17,9 @@ const { computeClosingBalances } = proxyActivities<PeriodCloseActivities>({
  */
 export async function periodCloseWorkflow(input: PeriodCloseInput): Promise<PeriodCloseResult> {
   try {
-    await steps.lockClosedPeriod(input);
+    // A start retried after it had taken may run again once the first run ended: it changes nothing.
+    const { running } = await steps.lockClosedPeriod(input);
+    if (!running) return { status: 'ALREADY_SETTLED' };
     const summary = await computeClosingBalances(input);
     await steps.completePeriodClose({ ...input, entryCount: summary.entryCount, total: summary.total });
     return { status: 'COMPLETED', ...summary };

@@ -1,5 +1,7 @@
 import { Client, Connection } from '@temporalio/client';
+import { randomUUID } from 'node:crypto';
 import request from 'supertest';
+import { QueryTypes } from 'sequelize';
 import { createApp } from '../../../api/app';
 import { createLogger } from '../../../core/logger';
 import { createOutboxMailer } from '../../../adapters/mail';
@@ -32,9 +34,14 @@ describe('when Temporal is unreachable', () => {
     expect(res.body).toEqual({ status: 'NOT_READY', checks: { postgres: 'UP', temporal: 'DOWN' } });
   });
 
-  test('an operation that starts a workflow answers 503 dependency-unavailable, not 500', async () => {
-    const res = await request(app).post('/api/v1/auth/magic-link/request').send({ email: 'someone@example.com' });
-    expect(res.status).toBe(503);
-    expect(res.body.type).toBe('/problems/dependency-unavailable');
+  test('an operation that starts a workflow still answers (202): its start is recorded for the relay, not lost', async () => {
+    const email = `outage-${randomUUID()}@example.com`;
+    const res = await request(app).post('/api/v1/auth/magic-link/request').send({ email });
+    expect(res.status).toBe(202);
+    const rows = await db.query<{ attempts: number; started_at: Date | null }>(
+      `SELECT attempts, started_at FROM workflow_starts WHERE workflow_type = 'registrationProofWorkflow' AND args->0->>'email' = :email`,
+      { replacements: { email }, type: QueryTypes.SELECT },
+    );
+    expect(rows).toEqual([{ attempts: 1, started_at: null }]);
   });
 });

@@ -1,0 +1,76 @@
+import { randomUUID } from 'node:crypto';
+import type { Sequelize } from 'sequelize';
+import { execute, selectRows, type Db } from '../../connection';
+import type { IdReusePolicy, PendingStart, StartOutcome, WorkflowStart } from '../../../contracts/workflow-starts';
+
+// The outbox of workflow starts (table workflow_starts). Raw SQL: claiming due rows needs
+// FOR UPDATE SKIP LOCKED, so two relays (or a relay and a request) never start the same row at once.
+
+/** Records a start inside the mutation's transaction; returns its id. */
+export async function enqueueWorkflowStart(tx: Db, start: WorkflowStart): Promise<string> {
+  const id = randomUUID();
+  await execute(
+    tx,
+    `INSERT INTO workflow_starts (id, workflow_id, workflow_type, task_queue, args, tenant_attribute, id_reuse_policy)
+     VALUES (:id, :workflowId, :workflowType, :taskQueue, CAST(:args AS jsonb), :tenantId, :idReusePolicy)`,
+    { id, ...start, args: JSON.stringify(start.args) },
+  );
+  return id;
+}
+
+/** Which rows to settle: one start, the pending starts of one workflow id, or the due ones of a task queue (the relay). */
+export type StartFilter = { id: string } | { workflowId: string } | { due: true; taskQueue: string; limit: number };
+
+/**
+ * Claims the pending rows of `filter` (skipping rows another process holds), runs `start` on each and
+ * records the outcome in the same transaction: started rows are done, unreached ones wait with backoff
+ * (1 s doubling to 60 s). After the first unreached start the rest are left for later: Temporal is down.
+ * Returns each tried row's outcome.
+ */
+export async function settleWorkflowStarts(
+  db: Sequelize,
+  filter: StartFilter,
+  start: (pending: PendingStart) => Promise<StartOutcome>,
+): Promise<Array<{ id: string; workflowId: string; result: StartOutcome }>> {
+  return db.transaction(async (tx) => {
+    const where =
+      'id' in filter ? 'id = :id' : 'workflowId' in filter ? 'workflow_id = :workflowId' : 'task_queue = :taskQueue AND next_attempt_at <= now()';
+    const rows = await selectRows<{
+      id: string; workflow_id: string; workflow_type: string; task_queue: string; args: unknown[];
+      tenant_attribute: string | null; id_reuse_policy: IdReusePolicy; attempts: number;
+    }>(
+      tx,
+      `SELECT id, workflow_id, workflow_type, task_queue, args, tenant_attribute, id_reuse_policy, attempts
+         FROM workflow_starts WHERE started_at IS NULL AND ${where}
+        ORDER BY next_attempt_at LIMIT :limit FOR UPDATE SKIP LOCKED`,
+      { ...filter, limit: 'limit' in filter ? filter.limit : 100 },
+    );
+    const settled: Array<{ id: string; workflowId: string; result: StartOutcome }> = [];
+    for (const row of rows) {
+      const result = await start({
+        id: row.id,
+        workflowId: row.workflow_id,
+        workflowType: row.workflow_type,
+        taskQueue: row.task_queue,
+        args: row.args,
+        tenantId: row.tenant_attribute,
+        idReusePolicy: row.id_reuse_policy,
+        attempts: row.attempts,
+      });
+      if (result.outcome === 'UNAVAILABLE') {
+        await execute(
+          tx,
+          `UPDATE workflow_starts SET attempts = attempts + 1, last_error = left(:error, 500),
+                  next_attempt_at = now() + make_interval(secs => least(60, power(2, attempts)))
+            WHERE id = :id`,
+          { id: row.id, error: result.error },
+        );
+      } else {
+        await execute(tx, `UPDATE workflow_starts SET started_at = now(), outcome = :outcome WHERE id = :id`, { id: row.id, outcome: result.outcome });
+      }
+      settled.push({ id: row.id, workflowId: row.workflow_id, result });
+      if (result.outcome === 'UNAVAILABLE') break;
+    }
+    return settled;
+  });
+}
