@@ -1,0 +1,145 @@
+import { randomUUID } from 'node:crypto';
+import { QueryTypes } from 'sequelize';
+import { createOperationIndex, loadOpenApiDocument, type OperationInfo } from '../../../contracts/operations';
+import { startTestStack, type TestStack } from '../../helpers/stack';
+import { api, bearer, registerWorkspace, type Registered } from '../../helpers/clients';
+
+// Generated from the document: every operation gets hostile input (every query parameter through
+// URLSearchParams, oversized and deeply nested bodies, bodies whose every value is out of range) and
+// must answer a 4xx problem, never a 5xx, and change nothing.
+
+let stack: TestStack;
+let user: Registered;
+beforeAll(async () => {
+  stack = await startTestStack();
+  user = await registerWorkspace(stack);
+});
+afterAll(async () => {
+  await stack.stop();
+});
+
+const doc = loadOpenApiDocument();
+const index = createOperationIndex(doc);
+type Schema = Record<string, any>;
+const schemas = (doc.components as { schemas: Record<string, Schema> }).schemas;
+
+function fill(template: string): string {
+  return template.replace(/\{([^}]+)\}/g, (_m, name: string) => (name === 'legalEntityId' ? user.me.company.id : name === 'code' ? '5110' : randomUUID()));
+}
+
+function resolve(schema: Schema | undefined): Schema {
+  if (!schema) return {};
+  if (schema.$ref) return resolve(schemas[String(schema.$ref).split('/').pop()!]);
+  return schema;
+}
+
+/** A body of the operation's shape whose every value is out of range: huge amounts, long strings, extreme numbers. */
+function overflowing(schema: Schema | undefined, depth = 0): unknown {
+  const s = resolve(schema);
+  if (depth > 6) return null;
+  if (s.allOf) return Object.assign({}, ...s.allOf.map((part: Schema) => overflowing(part, depth + 1)));
+  if (s.oneOf || s.anyOf) return overflowing((s.oneOf ?? s.anyOf)[0], depth + 1);
+  switch (s.type) {
+    case 'object':
+      return Object.fromEntries(Object.entries(s.properties ?? {}).map(([k, v]) => [k, overflowing(v as Schema, depth + 1)]));
+    case 'array':
+      return Array.from({ length: 3 }, () => overflowing(s.items, depth + 1));
+    case 'integer':
+    case 'number':
+      return 1e308;
+    case 'boolean':
+      return true;
+    default:
+      return s.enum ? s.enum[0] : '9'.repeat(40) + '.99';
+  }
+}
+
+const withBody = index.operations.filter((op) => doc.paths[op.path][op.method.toLowerCase()].requestBody);
+const withQuery = index.operations.flatMap((op) =>
+  ((doc.paths[op.path][op.method.toLowerCase()].parameters ?? []) as Schema[])
+    .filter((p) => p.in === 'query')
+    .map((p) => [op.operationId, p.name as string, op] as const),
+);
+
+const HOSTILE_VALUES = ["a*!'()~", '%', '%zz', '&=?#', 'x'.repeat(5000), '-1', '99999999999999999999999', '2025-02-30', "'; DROP TABLE tenants; --", '\u0000', '🙂'];
+
+function send(op: OperationInfo, path: string, body?: string | object) {
+  const method = op.method.toLowerCase() as 'get' | 'put' | 'post' | 'delete' | 'patch';
+  const req = api(stack)[method](path).set(...bearer(user.accessToken));
+  if (body === undefined) return req;
+  return typeof body === 'string' ? req.set('Content-Type', 'application/json').send(body) : req.send(body);
+}
+
+/**
+ * Row counts of every table: what "nothing changed" is measured by. The two counters whose purpose is to
+ * count refused requests are left out: request_limits, and factor_attempts (a wrong current password is a
+ * failed guess and must count).
+ */
+async function fingerprint(): Promise<Record<string, number>> {
+  const tables = await stack.admin.query<{ name: string }>(
+    `SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' AND tablename NOT IN ('schema_migrations', 'request_limits', 'factor_attempts') ORDER BY 1`,
+    { type: QueryTypes.SELECT },
+  );
+  const counts: Record<string, number> = {};
+  for (const { name } of tables) {
+    const [row] = await stack.admin.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${name}`, { type: QueryTypes.SELECT });
+    counts[name] = row!.n;
+  }
+  return counts;
+}
+
+function expectRefused(res: { status: number; headers: Record<string, string> }, label: string): void {
+  expect({ label, status: res.status, problem: res.status >= 400 && /application\/problem\+json/.test(res.headers['content-type'] ?? '') }).toEqual({
+    label,
+    status: expect.any(Number),
+    problem: true,
+  });
+  expect({ label, serverError: res.status >= 500 }).toEqual({ label, serverError: false });
+}
+
+describe('bad input is never a 5xx and changes nothing (generated from the document)', () => {
+  test('the document has operations with bodies and query parameters to check', () => {
+    expect(withBody.length).toBeGreaterThan(10);
+    expect(withQuery.length).toBeGreaterThan(10);
+  });
+
+  test.each(withQuery)('%s: %s with hostile values (URLSearchParams-encoded) answers without a 5xx', async (_id, name, op) => {
+    for (const value of HOSTILE_VALUES) {
+      const res = await send(op, `${fill(op.path)}?${new URLSearchParams({ [name]: value })}`);
+      expect({ value: value.slice(0, 20), status: res.status < 500 }).toEqual({ value: value.slice(0, 20), status: true });
+    }
+  });
+
+  test('bodies: oversized (413), nested 100,000 levels deep (400), and every value out of range (400): no 5xx, nothing written', async () => {
+    const before = await fingerprint();
+    const deep = '['.repeat(100_000) + ']'.repeat(100_000);
+    const huge = JSON.stringify({ pad: 'x'.repeat(300 * 1024) });
+    for (const op of withBody) {
+      const path = fill(op.path);
+      const oversized = await send(op, path, huge);
+      expectRefused(oversized, `${op.operationId} oversized`);
+      expect({ op: op.operationId, status: oversized.status }).toEqual({ op: op.operationId, status: 413 });
+      const nested = await send(op, path, deep);
+      expectRefused(nested, `${op.operationId} nested`);
+      expect({ op: op.operationId, status: nested.status }).toEqual({ op: op.operationId, status: 400 });
+      const schema = doc.paths[op.path][op.method.toLowerCase()].requestBody.content['application/json']?.schema;
+      // Out of range for the business, though not always for the schema (logout of an unknown token is a 204):
+      // whatever the answer, it is no 5xx and writes nothing.
+      const out = await send(op, path, overflowing(schema) as object);
+      expect({ op: op.operationId, serverError: out.status >= 500 }).toEqual({ op: op.operationId, serverError: false });
+    }
+    expect(await fingerprint()).toEqual(before);
+  });
+
+  test('an entry whose amounts overflow the stored precision is a 400, and nothing is written', async () => {
+    const before = await fingerprint();
+    const lines = Array.from({ length: 250 }, () => ({ accountCode: '5110', debit: '9999999999999999.99' }));
+    lines.push({ accountCode: '9010', credit: '9999999999999999.99' } as never);
+    const res = await api(stack)
+      .post(`/api/v1/ledger/${user.me.company.id}/entries`)
+      .set(...bearer(user.accessToken))
+      .send({ requestId: randomUUID(), entryDate: '2025-01-01', description: 'overflow', lines });
+    expect(res.status).toBe(400);
+    expect(await fingerprint()).toEqual(before);
+  });
+});
