@@ -18,6 +18,7 @@ import { keepRawBody } from './middleware/raw-body';
 import { mountOperations } from './http/mount-operations';
 import type { OperationHandlers } from './http/operation-handler';
 import { createCompanyScopes } from './organisation/company-scope';
+import { organisationHandlers } from './organisation/handlers';
 import { createSessionService } from './identity/sessions';
 import { createRegistration } from './identity/registration';
 import { createLogin } from './identity/login';
@@ -71,6 +72,7 @@ function createHandlers(deps: AppDeps, doc: OpenApiDocument, index: OperationInd
     ...accountingHandlers({ companies }),
     ...ledgerHandlers({ db, companies, workflows, index }),
     ...auditHandlers({ db }),
+    ...organisationHandlers({ db, doc, index }),
   };
 }
 

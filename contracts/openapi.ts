@@ -439,6 +439,155 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The workspace's members, by display name
+         * @description Current memberships (removed ones are gone). `q` is a literal, case-insensitive search over the sign-in
+         *     email and the display name; `status` and `role` filter. Ordered by display name, then email.
+         */
+        get: operations["listUsers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/users/{userId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The membership id (UserView.id) */
+                userId: string;
+            };
+            cookie?: never;
+        };
+        /** One member of the workspace */
+        get: operations["getUser"];
+        /**
+         * Change a member's display name, contact email, role or status
+         * @description `role` replaces the member's role set. Nobody assigns a role they do not hold themselves (403
+         *     `role-not-held`). The last ACTIVE ADMIN can be neither suspended nor demoted (409 `last-admin`).
+         *     Suspending ends every session of the membership at once; reactivating does not revive them. A stale
+         *     `lockVersion` answers 409 `stale-version`. Audited in the same commit.
+         */
+        put: operations["updateUser"];
+        post?: never;
+        /**
+         * End a membership; its sessions end at once
+         * @description The membership ends (the person keeps their identity and other workspaces). The last ACTIVE ADMIN
+         *     cannot be removed (409 `last-admin`); a stale `lockVersion` answers 409 `stale-version`. Audited.
+         */
+        delete: operations["removeUser"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/roles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The workspace's five roles with their permissions */
+        get: operations["listRoles"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/roles/{roleId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                roleId: string;
+            };
+            cookie?: never;
+        };
+        /** One role with its permissions */
+        get: operations["getRole"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/roles/{roleId}/permissions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                roleId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Replace the permissions of a role; effective on the very next request of every member holding it
+         * @description Permission ids are operation ids (`GET /permissions`); an unknown one answers 400. ADMIN keeps every
+         *     permission: changing its set answers 409 `admin-role-fixed`. A stale `lockVersion` answers 409
+         *     `stale-version`. `defaultPermissions` tells whether the set equals the document's defaults. Audited.
+         */
+        put: operations["updateRolePermissions"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/roles/{roleId}/permissions/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                roleId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Restore the document's default permissions of a role */
+        post: operations["resetRolePermissions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/permissions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every permission, generated from this document (permission id = operation id) */
+        get: operations["listPermissions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/accounting-options": {
         parameters: {
             query?: never;
@@ -1087,6 +1236,84 @@ export interface components {
             currentPassword: string;
             code?: string;
             recoveryCode?: string;
+        };
+        /** @enum {string} */
+        RoleCode: "ADMIN" | "ACCOUNTANT" | "MANAGER" | "EMPLOYEE" | "VIEWER";
+        UserView: {
+            /**
+             * Format: uuid
+             * @description The membership id
+             */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The person's CurrentUser.userId in this workspace
+             */
+            userId: string;
+            /** @description The sign-in email */
+            email: string;
+            contactEmail: string | null;
+            displayName: string;
+            /** @enum {string} */
+            status: "ACTIVE" | "SUSPENDED";
+            roles: components["schemas"]["RoleCode"][];
+            /** Format: date-time */
+            lastLogin: string | null;
+            /** Format: int32 */
+            lockVersion: number;
+        };
+        UserPage: {
+            items: components["schemas"]["UserView"][];
+            /** Format: int32 */
+            page: number;
+            /** Format: int32 */
+            size: number;
+            /** Format: int64 */
+            totalElements: number;
+        };
+        UserRequest: {
+            displayName: string;
+            /** Format: int32 */
+            lockVersion: number;
+            /** @enum {string} */
+            role: "ADMIN" | "ACCOUNTANT" | "MANAGER" | "EMPLOYEE";
+            /** @enum {string} */
+            status: "ACTIVE" | "SUSPENDED";
+            /** Format: email */
+            contactEmail?: string;
+        };
+        VersionRequest: {
+            /** Format: int32 */
+            lockVersion: number;
+        };
+        RoleView: {
+            /** Format: uuid */
+            id: string;
+            code: components["schemas"]["RoleCode"];
+            name: string;
+            /** @description The set equals the document's defaults for this role */
+            defaultPermissions: boolean;
+            /** Format: int32 */
+            lockVersion: number;
+            permissions: string[];
+        };
+        PermissionsRequest: {
+            /** Format: int32 */
+            lockVersion: number;
+            permissions: string[];
+        };
+        Permission: {
+            /** @description The operation id */
+            id: string;
+            /** @description The operation's summary */
+            name: string;
+            /** @description The operation's tag */
+            group: string;
+            /** @description The operation appears in the published document */
+            documented: boolean;
+            defaultRoles: components["schemas"]["RoleCode"][];
+            methods: string[];
+            paths: string[];
         };
         StepUpRequest: {
             /** Format: uuid */
@@ -2211,6 +2438,280 @@ export interface operations {
             409: components["responses"]["Conflict"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listUsers: {
+        parameters: {
+            query?: {
+                q?: string;
+                status?: "ACTIVE" | "SUSPENDED";
+                role?: components["schemas"]["RoleCode"];
+                /** @description Zero-based page number */
+                page?: components["parameters"]["Page"];
+                /** @description Page size */
+                size?: components["parameters"]["Size"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of members */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The membership id (UserView.id) */
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The member */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserView"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The membership id (UserView.id) */
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UserRequest"];
+            };
+        };
+        responses: {
+            /** @description The member as changed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserView"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    removeUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The membership id (UserView.id) */
+                userId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VersionRequest"];
+            };
+        };
+        responses: {
+            /** @description Removed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listRoles: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description ADMIN, ACCOUNTANT, MANAGER, EMPLOYEE, VIEWER */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoleView"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getRole: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                roleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The role */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoleView"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateRolePermissions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                roleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PermissionsRequest"];
+            };
+        };
+        responses: {
+            /** @description The role as changed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoleView"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    resetRolePermissions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                roleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VersionRequest"];
+            };
+        };
+        responses: {
+            /** @description The role with its default permissions */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoleView"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listPermissions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description By group, then id */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Permission"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             500: components["responses"]["ServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };

@@ -1,5 +1,6 @@
 import type { Sequelize } from 'sequelize';
-import { Identity, User } from '../../db/models';
+import { Identity } from '../../db/models';
+import { recordLastLogin } from '../../db/repositories/organisation/users';
 import { withTenant } from '../../db/connection';
 import { tenantIdBySlug } from '../../db/repositories/organisation/workspaces';
 import { activeMembershipsOf, type ActiveMembership } from '../../db/repositories/organisation/principals';
@@ -104,7 +105,7 @@ export function createLogin(deps: LoginServiceDeps) {
   async function openSession(identityId: string, chosen: ActiveMembership, factor: FactorKind | null, ctx: RequestContext): Promise<TokenPair> {
     const { tenant_id: tenantId, membership_id: membershipId } = chosen;
     return withTenant(db, tenantId, async (tx) => {
-      await User.update({ lastLoginAt: new Date() }, { where: { tenantId, identityId }, transaction: tx });
+      await recordLastLogin(tx, { tenantId }, identityId);
       await recordAuditEvent(tx, { tenantId }, {
         action: 'auth.login.succeeded',
         actorMembershipId: membershipId,

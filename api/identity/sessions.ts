@@ -1,3 +1,4 @@
+import { recordLastLogin } from '../../db/repositories/organisation/users';
 import type { Sequelize } from 'sequelize';
 import { withTenant } from '../../db/connection';
 import {
@@ -63,6 +64,7 @@ export function createSessionService({ db, tokens, sessions }: SessionServiceDep
           expiresAt: refreshExpiry(consumed.sessionExpiresAt),
         });
         await touchSession(tx, { tenantId }, { sessionId: consumed.sessionId, meta: { ipAddress: ctx.ipAddress, userAgent: ctx.userAgent } });
+        await recordLastLogin(tx, { tenantId }, consumed.identityId);
         const accessToken = tokens.sign({ tenantId, membershipId: consumed.membershipId, identityId: consumed.identityId, sessionId: consumed.sessionId });
         return { pair: { accessToken, refreshToken: next } };
       }

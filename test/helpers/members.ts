@@ -9,6 +9,7 @@ export interface Member {
   email: string;
   membershipId: string;
   accessToken: string;
+  refreshToken: string;
 }
 
 /**
@@ -47,7 +48,7 @@ export async function addMember(
   });
   const res = await api(stack).post('/api/v1/auth/login').send({ email, password: PASSWORD });
   if (res.status !== 200) throw new Error(`login answered ${res.status}: ${JSON.stringify(res.body)}`);
-  return { email, membershipId, accessToken: res.body.accessToken };
+  return { email, membershipId, accessToken: res.body.accessToken, refreshToken: res.body.refreshToken };
 }
 
 /** Marks the company archived, as POST /company/archive will. */

@@ -22,7 +22,8 @@ export async function enqueueWorkflowStart(tx: Db, start: WorkflowStart): Promis
 export type StartFilter = { id: string } | { workflowId: string } | { due: true; taskQueue: string; limit: number };
 
 /**
- * Claims the pending rows of `filter` (skipping rows another process holds), runs `start` on each and
+ * Claims the pending rows of `filter` (the relay skips rows another process holds; a request waits for its
+ * own row and, if another process settled it meanwhile, answers that outcome), runs `start` on each and
  * records the outcome in the same transaction: started rows are done, unreached ones wait with backoff
  * (1 s doubling to 60 s). After the first unreached start the rest are left for later: Temporal is down.
  * Returns each tried row's outcome.
@@ -42,7 +43,7 @@ export async function settleWorkflowStarts(
       tx,
       `SELECT id, workflow_id, workflow_type, task_queue, args, tenant_attribute, id_reuse_policy, attempts
          FROM workflow_starts WHERE started_at IS NULL AND ${where}
-        ORDER BY next_attempt_at LIMIT :limit FOR UPDATE SKIP LOCKED`,
+        ORDER BY next_attempt_at LIMIT :limit FOR UPDATE ${'due' in filter ? 'SKIP LOCKED' : ''}`,
       { ...filter, limit: 'limit' in filter ? filter.limit : 100 },
     );
     const settled: Array<{ id: string; workflowId: string; result: StartOutcome }> = [];
@@ -70,6 +71,15 @@ export async function settleWorkflowStarts(
       }
       settled.push({ id: row.id, workflowId: row.workflow_id, result });
       if (result.outcome === 'UNAVAILABLE') break;
+    }
+    if ('id' in filter && settled.length === 0) {
+      // Someone else (a relay, a concurrent retry) settled it first: we waited for its lock, so its outcome is final.
+      const [done] = await selectRows<{ workflow_id: string; outcome: 'STARTED' | 'ALREADY_STARTED' | null }>(
+        tx,
+        `SELECT workflow_id, outcome FROM workflow_starts WHERE id = :id`,
+        { id: filter.id },
+      );
+      if (done?.outcome) settled.push({ id: filter.id, workflowId: done.workflow_id, result: { outcome: done.outcome } });
     }
     return settled;
   });

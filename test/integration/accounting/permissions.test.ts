@@ -12,12 +12,15 @@ const READERS = ['ADMIN', 'ACCOUNTANT', 'VIEWER'];
 const WRITERS = ['ADMIN', 'ACCOUNTANT'];
 const AUDITORS = ['ADMIN'];
 const CLOSERS = ['ADMIN'];
+const MEMBER_READERS = ['ADMIN', 'MANAGER'];
+const MEMBER_ADMINS = ['ADMIN'];
 
 let stack: TestStack;
 let owner: Registered;
 let subaccountId: string;
 let entryId: string;
 let closeId: string;
+let viewerRoleId: string;
 const tokens = new Map<string, string>();
 
 beforeAll(async () => {
@@ -35,6 +38,8 @@ beforeAll(async () => {
   entryId = (await ledger.post(simpleEntry('2025-01-10', '10.00')).expect(201)).body.id;
   closeId = (await ledger.close('2024-12-31').expect(202)).body.id;
   await waitForClose(ledger, closeId);
+  const roles = await api(stack).get('/api/v1/roles').set(...bearer(owner.accessToken)).expect(200);
+  viewerRoleId = roles.body.find((r: { code: string }) => r.code === 'VIEWER').id;
 });
 afterAll(async () => {
   await stack.stop();
@@ -81,11 +86,20 @@ const OPERATIONS: Array<[string, string[], Call]> = [
   ['listPeriodCloses', READERS, () => api(stack).get(`${ledgerBase()}/periods`)],
   ['closePeriod', CLOSERS, () => api(stack).post(`${ledgerBase()}/periods/close`).send({ requestId: randomUUID(), closeDate: '2024-12-31' })],
   ['getPeriodClose', READERS, () => api(stack).get(`${ledgerBase()}/periods/${closeId}`)],
+  ['listUsers', MEMBER_READERS, () => api(stack).get('/api/v1/users')],
+  ['getUser', MEMBER_READERS, () => api(stack).get(`/api/v1/users/${owner.me.membershipId}`)],
+  ['updateUser', MEMBER_ADMINS, () => api(stack).put(`/api/v1/users/${owner.me.membershipId}`).send({ displayName: 'x', role: 'ADMIN', status: 'ACTIVE', lockVersion: 99 })],
+  ['removeUser', MEMBER_ADMINS, () => api(stack).delete(`/api/v1/users/${owner.me.membershipId}`).send({ lockVersion: 99 })],
+  ['listRoles', MEMBER_ADMINS, () => api(stack).get('/api/v1/roles')],
+  ['getRole', MEMBER_ADMINS, () => api(stack).get(`/api/v1/roles/${viewerRoleId}`)],
+  ['updateRolePermissions', MEMBER_ADMINS, () => api(stack).put(`/api/v1/roles/${viewerRoleId}/permissions`).send({ lockVersion: 99, permissions: [] })],
+  ['resetRolePermissions', MEMBER_ADMINS, () => api(stack).post(`/api/v1/roles/${viewerRoleId}/permissions/reset`).send({ lockVersion: 99 })],
+  ['listPermissions', MEMBER_ADMINS, () => api(stack).get('/api/v1/permissions')],
 ];
 
 const CASES = OPERATIONS.flatMap(([operation, allowed, call]) => ALL.map((role) => [operation, role, allowed.includes(role), call] as const));
 
-describe('default role permissions of the accounting, ledger and audit operations', () => {
+describe('default role permissions of the accounting, ledger, audit, users and roles operations', () => {
   test.each(CASES)('%s as %s: allowed = %s', async (operation, role, allowed, call) => {
     const res = await call(role).set(...bearer(tokens.get(role)!));
     if (allowed) {

@@ -71,21 +71,42 @@ function send(op: OperationInfo, path: string, body?: string | object) {
 }
 
 /**
- * Row counts of every table: what "nothing changed" is measured by. The two counters whose purpose is to
- * count refused requests are left out: request_limits, and factor_attempts (a wrong current password is a
- * failed guess and must count).
+ * What "nothing changed" is measured by: a digest of every row the caller's workspace or identity owns, in
+ * every table (so other test files writing their own rows at the same time do not disturb it). The two
+ * counters whose purpose is to count refused requests are left out: request_limits, and factor_attempts
+ * (a wrong current password is a failed guess and must count).
  */
-async function fingerprint(): Promise<Record<string, number>> {
-  const tables = await stack.admin.query<{ name: string }>(
-    `SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public' AND tablename NOT IN ('schema_migrations', 'request_limits', 'factor_attempts') ORDER BY 1`,
+async function fingerprint(): Promise<Record<string, string>> {
+  const tables = await stack.admin.query<{ name: string; scope: string }>(
+    `SELECT c.relname AS name,
+            CASE WHEN EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attname = 'tenant_id' AND NOT a.attisdropped) THEN 'tenant_id'
+                 WHEN EXISTS (SELECT 1 FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attname = 'identity_id' AND NOT a.attisdropped) THEN 'identity_id'
+                 WHEN c.relname = 'tenants' THEN 'id'
+                 WHEN c.relname = 'identities' THEN 'identity'
+                 WHEN c.relname = 'workflow_starts' THEN 'tenant_attribute'
+                 ELSE '' END AS scope
+       FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+      WHERE n.nspname = 'public' AND c.relkind = 'r' AND c.relname NOT IN ('schema_migrations', 'request_limits', 'factor_attempts')
+      ORDER BY 1`,
     { type: QueryTypes.SELECT },
   );
-  const counts: Record<string, number> = {};
-  for (const { name } of tables) {
-    const [row] = await stack.admin.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${name}`, { type: QueryTypes.SELECT });
-    counts[name] = row!.n;
+  const where: Record<string, string> = {
+    tenant_id: 'tenant_id = :tenantId',
+    id: 'id = :tenantId',
+    tenant_attribute: 'tenant_attribute = :tenantId',
+    identity_id: 'identity_id = :identityId',
+    identity: 'id = :identityId',
+  };
+  const digest: Record<string, string> = {};
+  for (const { name, scope } of tables) {
+    if (!scope) continue;
+    const [row] = await stack.admin.query<{ d: string }>(
+      `SELECT count(*) || ':' || coalesce(md5(string_agg(t::text, '|' ORDER BY t::text)), '') AS d FROM ${name} t WHERE ${where[scope]}`,
+      { replacements: { tenantId: user.me.tenantId, identityId: user.me.globalUserId }, type: QueryTypes.SELECT },
+    );
+    digest[name] = row!.d;
   }
-  return counts;
+  return digest;
 }
 
 function expectRefused(res: { status: number; headers: Record<string, string> }, label: string): void {

@@ -48,7 +48,10 @@ async function outbox(workflowId: string): Promise<OutboxRow[]> {
 }
 /** Temporal is back: what the relay would do at its next tick (the recorded backoff skipped). */
 async function relayTick(): Promise<number> {
-  await stack.admin.query('UPDATE workflow_starts SET next_attempt_at = now() WHERE started_at IS NULL');
+  // Only this file's task queue: other files' relays must not be handed rows their requests are still dispatching.
+  await stack.admin.query('UPDATE workflow_starts SET next_attempt_at = now() WHERE started_at IS NULL AND task_queue = :taskQueue', {
+    replacements: { taskQueue: stack.taskQueue },
+  });
   return stack.relay.tick();
 }
 async function runsOf(workflowId: string): Promise<number> {

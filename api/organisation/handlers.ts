@@ -1,0 +1,57 @@
+import type { Sequelize } from 'sequelize';
+import type { OpenApiDocument, OperationIndex } from '../../contracts/operations';
+import { memberOperation, type HandlersOf } from '../http/operation-handler';
+import { pageQuery } from '../http/pages';
+import { createRoles } from './roles';
+import { createUsers } from './users';
+
+export type OrganisationOperation =
+  | 'listUsers'
+  | 'getUser'
+  | 'updateUser'
+  | 'removeUser'
+  | 'listRoles'
+  | 'getRole'
+  | 'updateRolePermissions'
+  | 'resetRolePermissions'
+  | 'listPermissions';
+
+/** The workspace's members, roles and permissions. */
+export function organisationHandlers(deps: { db: Sequelize; doc: OpenApiDocument; index: OperationIndex }): HandlersOf<OrganisationOperation> {
+  const users = createUsers(deps);
+  const roles = createRoles(deps);
+  return {
+    listUsers: memberOperation(async ({ principal, query }) => ({
+      status: 200,
+      body: await users.listUsers(principal, { q: query.q ?? '', status: query.status, role: query.role, ...pageQuery(query) }),
+    })),
+
+    getUser: memberOperation(async ({ principal, params }) => ({ status: 200, body: await users.getUser(principal, params.userId) })),
+
+    updateUser: memberOperation(async ({ principal, params, body, ctx }) => ({
+      status: 200,
+      body: await users.updateUser(principal, params.userId, body, ctx),
+    })),
+
+    removeUser: memberOperation(async ({ principal, params, body, ctx }) => {
+      await users.removeUser(principal, params.userId, body, ctx);
+      return { status: 204 };
+    }),
+
+    listRoles: memberOperation(async ({ principal }) => ({ status: 200, body: await roles.listRoles(principal) })),
+
+    getRole: memberOperation(async ({ principal, params }) => ({ status: 200, body: await roles.getRole(principal, params.roleId) })),
+
+    updateRolePermissions: memberOperation(async ({ principal, params, body, ctx }) => ({
+      status: 200,
+      body: await roles.updateRolePermissions(principal, params.roleId, body, ctx),
+    })),
+
+    resetRolePermissions: memberOperation(async ({ principal, params, body, ctx }) => ({
+      status: 200,
+      body: await roles.resetRolePermissions(principal, params.roleId, body, ctx),
+    })),
+
+    listPermissions: memberOperation(() => ({ status: 200, body: roles.listPermissions() })),
+  };
+}
