@@ -5,6 +5,8 @@ export type AuditActionKind = 'CREATE' | 'UPDATE' | 'DELETE' | 'OTHER';
 
 export const AUDIT_ACTIONS = {
   'workspace.registered': { category: 'WORKSPACE', label: 'Workspace registered', kind: 'CREATE' },
+  'workspace.onboarding.completed': { category: 'WORKSPACE', label: 'Company details saved', kind: 'UPDATE' },
+  'workspace.company.archived': { category: 'WORKSPACE', label: 'Company archived', kind: 'UPDATE' },
   'auth.login.succeeded': { category: 'AUTHENTICATION', label: 'Logged in', kind: 'OTHER' },
   'auth.login.failed': { category: 'AUTHENTICATION', label: 'Login failed', kind: 'OTHER' },
   'auth.password.changed': { category: 'SECURITY', label: 'Password changed', kind: 'UPDATE' },

@@ -2,6 +2,7 @@ import type { Sequelize } from 'sequelize';
 import type { OpenApiDocument, OperationIndex } from '../../contracts/operations';
 import { memberOperation, type HandlersOf } from '../http/operation-handler';
 import { pageQuery } from '../http/pages';
+import { createCompany } from './company';
 import { createRoles } from './roles';
 import { createUsers } from './users';
 
@@ -14,12 +15,15 @@ export type OrganisationOperation =
   | 'getRole'
   | 'updateRolePermissions'
   | 'resetRolePermissions'
-  | 'listPermissions';
+  | 'listPermissions'
+  | 'completeOnboarding'
+  | 'archiveCompany';
 
 /** The workspace's members, roles and permissions. */
 export function organisationHandlers(deps: { db: Sequelize; doc: OpenApiDocument; index: OperationIndex }): HandlersOf<OrganisationOperation> {
   const users = createUsers(deps);
   const roles = createRoles(deps);
+  const company = createCompany(deps);
   return {
     listUsers: memberOperation(async ({ principal, query }) => ({
       status: 200,
@@ -53,5 +57,9 @@ export function organisationHandlers(deps: { db: Sequelize; doc: OpenApiDocument
     })),
 
     listPermissions: memberOperation(() => ({ status: 200, body: roles.listPermissions() })),
+
+    completeOnboarding: memberOperation(async ({ principal, body, ctx }) => ({ status: 200, body: await company.completeOnboarding(principal, body, ctx) })),
+
+    archiveCompany: memberOperation(async ({ principal, ctx }) => ({ status: 200, body: await company.archiveCompany(principal, ctx) })),
   };
 }

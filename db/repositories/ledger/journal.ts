@@ -187,7 +187,9 @@ export interface PostingContext {
 
 /**
  * Everything a posting checks before it writes, in one round trip: the company, whether the requestId was
- * used, which of the codes the company's chart has, and the parents of the named subaccounts.
+ * used, which of the codes the company's chart has, and the parents of the named subaccounts. The company
+ * row is held FOR KEY SHARE until commit: an archive (FOR UPDATE) waits for the posting, and a posting
+ * that waited for an archive sees it; other company updates (onboarding) do not block postings.
  */
 export async function postingContext(
   tx: Db,
@@ -196,7 +198,7 @@ export async function postingContext(
 ): Promise<PostingContext> {
   const [row] = await selectRows<{ archived: boolean | null; replayed: boolean; codes: string[] | null; subaccounts: Array<{ id: string; parent: string }> | null }>(
     tx,
-    `SELECT (SELECT archived_at IS NOT NULL FROM legal_entities WHERE tenant_id = :tenantId AND id = :legalEntityId) AS archived,
+    `SELECT (SELECT archived_at IS NOT NULL FROM legal_entities WHERE tenant_id = :tenantId AND id = :legalEntityId FOR KEY SHARE) AS archived,
             EXISTS (SELECT 1 FROM journal_entries WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId AND request_id = :requestId) AS replayed,
             (SELECT array_agg(code) FROM (
                SELECT code FROM global_accounts WHERE code = ANY(ARRAY[:codes]::text[])

@@ -32,18 +32,40 @@ export interface WorkspaceCompany {
   taxId: string | null;
   onboardingComplete: boolean;
   slug: string;
+  archived: boolean;
 }
 
 /** The workspace's first company with the workspace slug. */
 export async function firstCompanyOf(tx: Db, scope: { tenantId: string }): Promise<WorkspaceCompany | null> {
   // Raw SQL: a join of the company with its tenant's slug.
-  const [row] = await selectRows<{ id: string; name: string | null; tax_id: string | null; onboarding_complete: boolean; slug: string }>(
+  const [row] = await selectRows<{ id: string; name: string | null; tax_id: string | null; onboarding_complete: boolean; slug: string; archived: boolean }>(
     tx,
-    `SELECT le.id, le.name, le.tax_id, le.onboarding_complete, t.slug
+    `SELECT le.id, le.name, le.tax_id, le.onboarding_complete, t.slug, le.archived_at IS NOT NULL AS archived
        FROM legal_entities le JOIN tenants t ON t.id = le.tenant_id
       WHERE le.tenant_id = :tenantId
       ORDER BY le.created_at, le.id LIMIT 1`,
     scope,
   );
-  return row ? { id: row.id, name: row.name, taxId: row.tax_id, onboardingComplete: row.onboarding_complete, slug: row.slug } : null;
+  return row
+    ? { id: row.id, name: row.name, taxId: row.tax_id, onboardingComplete: row.onboarding_complete, slug: row.slug, archived: row.archived }
+    : null;
+}
+
+/** Locks the company row for an exclusive change (waits for changes in flight, which hold it FOR SHARE). */
+export async function lockCompany(tx: Db, scope: CompanyScope): Promise<void> {
+  await selectRows(tx, `SELECT id FROM legal_entities WHERE tenant_id = :tenantId AND id = :legalEntityId FOR UPDATE`, { ...scope });
+}
+
+export async function completeOnboarding(tx: Db, scope: CompanyScope, input: { name: string; taxId: string }): Promise<void> {
+  await LegalEntity.update(
+    { name: input.name, taxId: input.taxId, onboardingComplete: true, updatedAt: new Date() },
+    { where: { tenantId: scope.tenantId, id: scope.legalEntityId }, transaction: transactionOf(tx) },
+  );
+}
+
+export async function archiveCompany(tx: Db, scope: CompanyScope): Promise<void> {
+  await LegalEntity.update(
+    { archivedAt: new Date(), updatedAt: new Date() },
+    { where: { tenantId: scope.tenantId, id: scope.legalEntityId, archivedAt: null }, transaction: transactionOf(tx) },
+  );
 }
