@@ -1,4 +1,6 @@
 import { Client } from 'pg';
+import { QueryTypes, type Sequelize } from 'sequelize';
+import { createOperationIndex, loadOpenApiDocument } from '../contracts/operations';
 import { loadConfig, databaseName, type Config } from '../core/config';
 import { createSequelize } from './connection';
 import { createMigrator, quoteIdent, type MigrationRoles } from './migrate';
@@ -80,6 +82,20 @@ async function ensureRolesAndDatabase(config: Config, dbName: string, log: (m: s
   }
 }
 
+/**
+ * Every workspace's roles that follow the defaults (and every ADMIN role) get the document's default
+ * permissions: new operations are granted, removed ones withdrawn; edited roles keep their sets. All
+ * workspaces, or the one given.
+ */
+export async function syncRolePermissions(owner: Sequelize, tenantId: string | null = null): Promise<number> {
+  const defaults = Object.fromEntries(createOperationIndex(loadOpenApiDocument()).defaultPermissions());
+  const [row] = await owner.query<{ changed: number }>('SELECT app_sync_role_permissions(CAST(:defaults AS jsonb), CAST(:tenantId AS uuid)) AS changed', {
+    replacements: { defaults: JSON.stringify(defaults), tenantId },
+    type: QueryTypes.SELECT,
+  });
+  return row?.changed ?? 0;
+}
+
 /** The role names migrations grant to, from the configuration. */
 export function migrationRoles(config: Config): MigrationRoles {
   return { app: roleFromUrl(config.database.url).name, definer: config.database.definerRole };
@@ -106,6 +122,8 @@ export async function setupDatabase(config: Config, log: (m: string) => void = (
     // The migration ledger is the owner's business alone.
     await owner.query(`REVOKE ALL ON schema_migrations FROM ${quoteIdent(roleFromUrl(config.database.url).name)}`);
     log(`migrations applied: ${applied.length === 0 ? 'none pending' : applied.map((m) => m.name).join(', ')}`);
+    const changed = await syncRolePermissions(owner);
+    if (changed > 0) log(`role permissions brought up to the document's defaults: ${changed} change(s)`);
   } finally {
     await owner.close();
   }

@@ -3,6 +3,7 @@ import { createOperationIndex, loadOpenApiDocument } from '../../../contracts/op
 import { startTestStack, type TestStack } from '../../helpers/stack';
 import { api, bearer, registerWorkspace, type Registered } from '../../helpers/clients';
 import { addMember } from '../../helpers/members';
+import { syncRolePermissions } from '../../../db/setup';
 
 let stack: TestStack;
 beforeAll(async () => {
@@ -91,6 +92,35 @@ describe('updateRolePermissions and resetRolePermissions', () => {
     const fixed = await putPermissions(admin, adminRole.id, { lockVersion: 0, permissions: adminRole.permissions.slice(1) }).expect(409);
     expect(fixed.body.type).toBe('/problems/admin-role-fixed');
     expect(await roles(admin)).toEqual(expect.arrayContaining([viewer, adminRole]));
+  });
+});
+
+describe('role permissions follow the document as it grows (database setup)', () => {
+  test('a workspace from before an operation existed gains its default permission; a retired one is withdrawn; edited roles keep their sets; ADMIN holds everything', async () => {
+    const admin = await registerWorkspace(stack);
+    const t = admin.me.tenantId;
+    await stack.admin.query(
+      `DELETE FROM role_permissions rp USING roles r WHERE r.tenant_id = rp.tenant_id AND r.id = rp.role_id AND rp.tenant_id = :t AND rp.permission = 'listUsers';
+       INSERT INTO role_permissions (tenant_id, role_id, permission) SELECT tenant_id, id, 'retiredOperation' FROM roles WHERE tenant_id = :t AND code IN ('ADMIN', 'EMPLOYEE');
+       DELETE FROM role_permissions rp USING roles r WHERE r.tenant_id = rp.tenant_id AND r.id = rp.role_id AND rp.tenant_id = :t AND r.code = 'VIEWER' AND rp.permission = 'listCompanyAccounts';
+       UPDATE roles SET default_permissions = false WHERE tenant_id = :t AND code = 'VIEWER'`,
+      { replacements: { t } },
+    );
+    // listUsers back to ADMIN and MANAGER, retiredOperation withdrawn from ADMIN and EMPLOYEE.
+    expect(await syncRolePermissions(stack.owner, t)).toBe(4);
+    const after = await roles(admin);
+    const codes = (code: string) => after.find((r) => r.code === code)!.permissions;
+    expect(codes('ADMIN')).toContain('listUsers');
+    expect(codes('MANAGER')).toContain('listUsers');
+    expect(codes('ADMIN')).not.toContain('retiredOperation');
+    expect(codes('EMPLOYEE')).not.toContain('retiredOperation');
+    expect(codes('VIEWER')).not.toContain('listCompanyAccounts');
+    expect(codes('ADMIN')).toEqual([...new Set(createOperationIndex(loadOpenApiDocument()).defaultPermissions().keys())].sort());
+    await api(stack).get('/api/v1/users').set(...bearer(admin.accessToken)).expect(200);
+  });
+
+  test('the application role cannot run it', async () => {
+    await expect(stack.db.query(`SELECT app_sync_role_permissions('{}'::jsonb, NULL)`)).rejects.toThrow(/permission denied/);
   });
 });
 

@@ -119,8 +119,10 @@ describe('updateUser: PUT /api/v1/users/{userId}', () => {
 
   test('"nobody assigns a role they do not hold": a MANAGER allowed to edit members assigns MANAGER but not ADMIN (403 role-not-held)', async () => {
     const admin = await registerWorkspace(stack);
+    // An edited set (as PUT /roles/{id}/permissions would leave it): no longer the defaults.
     await stack.admin.query(
-      `INSERT INTO role_permissions (tenant_id, role_id, permission) SELECT tenant_id, id, 'updateUser' FROM roles WHERE tenant_id = :t AND code = 'MANAGER'`,
+      `INSERT INTO role_permissions (tenant_id, role_id, permission) SELECT tenant_id, id, 'updateUser' FROM roles WHERE tenant_id = :t AND code = 'MANAGER';
+       UPDATE roles SET default_permissions = false WHERE tenant_id = :t AND code = 'MANAGER'`,
       { replacements: { t: admin.me.tenantId } },
     );
     const manager = await addMember(stack, admin.me.tenantId, ['MANAGER']);
