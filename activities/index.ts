@@ -1,8 +1,9 @@
 import { createRegistrationActivities, type RegistrationDeps } from './identity/registration';
 import { createEmailChallengeActivities, type EmailChallengeDeps } from './identity/email-challenge';
 import { createPeriodCloseActivities } from './ledger/period-close';
+import { createInvitationActivities, type InvitationDeps } from './identity/invitation';
 
-export type ActivityDeps = RegistrationDeps & EmailChallengeDeps;
+export type ActivityDeps = RegistrationDeps & EmailChallengeDeps & InvitationDeps;
 
 /** Every activity the worker registers, built from its dependencies. */
 export function createActivities(deps: ActivityDeps) {
@@ -10,5 +11,6 @@ export function createActivities(deps: ActivityDeps) {
     ...createRegistrationActivities(deps),
     ...createEmailChallengeActivities(deps),
     ...createPeriodCloseActivities(deps),
+    ...createInvitationActivities(deps),
   };
 }

@@ -19,6 +19,7 @@ import { mountOperations } from './http/mount-operations';
 import type { OperationHandlers } from './http/operation-handler';
 import { createCompanyScopes } from './organisation/company-scope';
 import { organisationHandlers } from './organisation/handlers';
+import { createInvitations } from './organisation/invitations';
 import { createSessionService } from './identity/sessions';
 import { createRegistration } from './identity/registration';
 import { createLogin } from './identity/login';
@@ -72,7 +73,12 @@ function createHandlers(deps: AppDeps, doc: OpenApiDocument, index: OperationInd
     ...accountingHandlers({ companies }),
     ...ledgerHandlers({ db, companies, workflows, index }),
     ...auditHandlers({ db }),
-    ...organisationHandlers({ db, doc, index }),
+    ...organisationHandlers({
+      db,
+      doc,
+      index,
+      invitations: createInvitations({ db, workflows, hasher, sessions, factors, limits }),
+    }),
   };
 }
 

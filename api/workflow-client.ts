@@ -26,6 +26,7 @@ import { workflowStarter } from '../adapters/temporal/start-workflow';
 const FAILURE_TO_PROBLEM: Partial<Record<FailureType, () => AppError>> = {
   RegistrationProofInvalid: () => new AppError('registration-proof-invalid'),
   InvalidCredentials: () => new AppError('invalid-credentials'),
+  InvitationInvalid: () => new AppError('invitation-invalid'),
   ChallengeMismatch: () => new AppError('invalid-second-factor'),
 };
 

@@ -4,6 +4,7 @@
 export const FailureType = {
   RegistrationProofInvalid: 'RegistrationProofInvalid',
   InvalidCredentials: 'InvalidCredentials',
+  InvitationInvalid: 'InvitationInvalid',
   ChallengeMismatch: 'ChallengeMismatch',
   LedgerUnbalanced: 'LedgerUnbalanced',
   BalancesOverflow: 'BalancesOverflow',

@@ -72,3 +72,34 @@ export interface EmailChallengeActivities {
   mailEmailChallengeCode(input: { challengeId: string; identityId: string; purpose: EmailChallengePurpose; correlationId: string }): Promise<string>;
   forgetEmailChallengeCode(input: { challengeId: string }): Promise<void>;
 }
+
+// ── invitations: mailing one, and accepting it into a membership ────────────────────────────────────
+export const INVITATION_MAIL_WORKFLOW = 'invitationMailWorkflow';
+export const INVITATION_WORKFLOW = 'invitationWorkflow';
+
+export interface InvitationMailInput {
+  tenantId: string;
+  invitationId: string;
+  correlationId: string;
+}
+export type InvitationMailWorkflow = (input: InvitationMailInput) => Promise<{ mailed: boolean }>;
+
+export interface InvitationInput {
+  tenantId: string;
+  invitationId: string;
+  acceptanceId: string;
+  correlationId: string;
+}
+export interface InvitationResult {
+  tenantId: string;
+  identityId: string;
+  membershipId: string;
+}
+export type InvitationWorkflow = (input: InvitationInput) => Promise<InvitationResult>;
+
+export interface InvitationActivities {
+  /** Draws the invitation's token (stored as a hash) and mails it; once mailed, a retry does nothing. */
+  mailInvitation(input: InvitationMailInput): Promise<{ mailed: boolean }>;
+  /** Consumes the invitation and creates identity (if new), membership, roles and audit event in one commit. */
+  acceptInvitation(input: InvitationInput): Promise<InvitationResult>;
+}

@@ -481,6 +481,72 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/membership-invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Invite someone into the workspace with roles
+         * @description `delivery=EMAIL` (default) mails a text containing `invitation=<token>` and answers `token: null`;
+         *     `MANUAL` answers the raw token once, for the inviter to pass on. The token is valid seven days; a new
+         *     invitation to the same email supersedes the pending one. Nobody invites into a role they do not hold
+         *     (403 `role-not-held`). Audited.
+         */
+        post: operations["createInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/membership-invitations/{invitationId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke a pending invitation; its token stops working */
+        delete: operations["revokeInvitation"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/membership-invitations/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept an invitation on the inviting workspace's host
+         * @description For an email with no identity, `password` becomes the new identity's password (15..72 characters, the
+         *     registration rule). For an existing identity it must be the current password (a wrong one uses up
+         *     one of its five attempts per five minutes) and is never changed. Consuming the token, creating the
+         *     membership and its roles and the audit event commit atomically, as the Temporal workflow
+         *     `invitation-<invitationId>`. With a second factor the membership is created and the answer is 202
+         *     with the login challenge; the client finishes with `login` on the same host. Revoked, superseded,
+         *     expired and used tokens answer 400 `invitation-invalid`.
+         */
+        post: operations["acceptInvitation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/users": {
         parameters: {
             query?: never;
@@ -1358,6 +1424,27 @@ export interface components {
             defaultRoles: components["schemas"]["RoleCode"][];
             methods: string[];
             paths: string[];
+        };
+        InvitationCreateRequest: {
+            /** Format: email */
+            email: string;
+            roles: components["schemas"]["RoleCode"][];
+        };
+        InvitationCreateResponse: {
+            /** Format: uuid */
+            invitationId: string;
+            /** Format: date-time */
+            expiresAt: string;
+            /** @description The raw one-time token (MANUAL delivery only) */
+            readonly token: string | null;
+        };
+        AcceptRequest: {
+            /**
+             * Format: password
+             * @description At most 72 UTF-8 bytes
+             */
+            password: string;
+            token: string;
         };
         StepUpRequest: {
             /** Format: uuid */
@@ -2537,6 +2624,105 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createInvitation: {
+        parameters: {
+            query?: {
+                delivery?: "EMAIL" | "MANUAL";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvitationCreateRequest"];
+            };
+        };
+        responses: {
+            /** @description Invitation created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvitationCreateResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    revokeInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                invitationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    acceptInvitation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AcceptRequest"];
+            };
+        };
+        responses: {
+            /** @description Membership created, session issued */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TokenResponse"];
+                };
+            };
+            /** @description Membership created for an identity with a second factor; log in with the factor */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmailChallengeResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["InvalidCredentials"];
+            404: components["responses"]["NotFound"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };

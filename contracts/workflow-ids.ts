@@ -5,3 +5,5 @@ export const registrationProofWorkflowId = (proofId: string): string => `registr
 export const registrationWorkflowId = (proofId: string): string => `registration-${proofId}`;
 export const emailChallengeWorkflowId = (challengeId: string): string => `email-challenge-${challengeId}`;
 export const periodCloseWorkflowId = (legalEntityId: string, closeDate: string): string => `period-close-${legalEntityId}-${closeDate}`;
+export const invitationWorkflowId = (invitationId: string): string => `invitation-${invitationId}`;
+export const invitationMailWorkflowId = (invitationId: string): string => `invitation-mail-${invitationId}`;

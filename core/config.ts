@@ -87,7 +87,7 @@ function int(env: Env, name: string, fallback: number, min: number, max: number)
 }
 
 /** The operations limited per client IP and per target email (request-rate limits). */
-export type LimitedAction = 'login' | 'register' | 'magicLink' | 'emailChallenge';
+export type LimitedAction = 'login' | 'register' | 'magicLink' | 'emailChallenge' | 'invitationAccept';
 
 /** At most `points` requests in `seconds`. */
 export interface RateWindow {
@@ -239,6 +239,10 @@ export function loadConfig(env: Env = process.env): Config {
       emailChallenge: {
         perIp: rate(env, 'RATE_LIMIT_EMAIL_CHALLENGE_PER_IP', '50/600'),
         perEmail: rate(env, 'RATE_LIMIT_EMAIL_CHALLENGE_PER_EMAIL', '10/600'),
+      },
+      invitationAccept: {
+        perIp: rate(env, 'RATE_LIMIT_INVITATION_ACCEPT_PER_IP', '20/600'),
+        perEmail: rate(env, 'RATE_LIMIT_INVITATION_ACCEPT_PER_EMAIL', '10/600'),
       },
     },
     validateResponses: str(env, 'VALIDATE_RESPONSES', nodeEnv === 'production' ? 'false' : 'true') === 'true',

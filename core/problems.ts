@@ -5,6 +5,7 @@ export const PROBLEMS = {
   validation: { status: 400, title: 'The request is not valid' },
   'login-factors-invalid': { status: 400, title: 'Second-factor fields are mixed or incomplete' },
   'tenant-host-required': { status: 400, title: 'Log in on the workspace host' },
+  'invitation-invalid': { status: 400, title: 'The invitation is invalid, expired, revoked, superseded or already used' },
   'registration-proof-invalid': { status: 400, title: 'The registration proof is invalid, expired or already used' },
   'current-password-incorrect': { status: 400, title: 'The current password is incorrect' },
   'second-factor-code-incorrect': { status: 400, title: 'The code is wrong, expired or already used' },

@@ -24,6 +24,7 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
     mailer: deps.mailer,
     logger: deps.logger,
     publicUrl: deps.config.publicUrl,
+    baseDomain: deps.config.baseDomain,
     proofTtlSeconds: deps.config.registration.proofTtlSeconds,
     proofsPerEmailPerHour: deps.config.registration.proofsPerEmailPerHour,
     // New workspaces get the default roles the OpenAPI document names for each permission.

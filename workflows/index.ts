@@ -3,3 +3,4 @@ export { registrationProofWorkflow } from './identity/registration-proof.workflo
 export { registrationWorkflow } from './identity/registration.workflow';
 export { emailChallengeWorkflow } from './identity/email-challenge.workflow';
 export { periodCloseWorkflow } from './ledger/period-close.workflow';
+export { invitationMailWorkflow, invitationWorkflow } from './identity/invitation.workflow';

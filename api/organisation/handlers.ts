@@ -1,8 +1,9 @@
 import type { Sequelize } from 'sequelize';
 import type { OpenApiDocument, OperationIndex } from '../../contracts/operations';
-import { memberOperation, type HandlersOf } from '../http/operation-handler';
+import { memberOperation, publicOperation, type HandlersOf } from '../http/operation-handler';
 import { pageQuery } from '../http/pages';
 import { createCompany } from './company';
+import type { createInvitations } from './invitations';
 import { createRoles } from './roles';
 import { createUsers } from './users';
 
@@ -17,10 +18,19 @@ export type OrganisationOperation =
   | 'resetRolePermissions'
   | 'listPermissions'
   | 'completeOnboarding'
-  | 'archiveCompany';
+  | 'archiveCompany'
+  | 'createInvitation'
+  | 'revokeInvitation'
+  | 'acceptInvitation';
 
 /** The workspace's members, roles and permissions. */
-export function organisationHandlers(deps: { db: Sequelize; doc: OpenApiDocument; index: OperationIndex }): HandlersOf<OrganisationOperation> {
+export function organisationHandlers(deps: {
+  db: Sequelize;
+  doc: OpenApiDocument;
+  index: OperationIndex;
+  invitations: ReturnType<typeof createInvitations>;
+}): HandlersOf<OrganisationOperation> {
+  const { invitations } = deps;
   const users = createUsers(deps);
   const roles = createRoles(deps);
   const company = createCompany(deps);
@@ -61,5 +71,17 @@ export function organisationHandlers(deps: { db: Sequelize; doc: OpenApiDocument
     completeOnboarding: memberOperation(async ({ principal, body, ctx }) => ({ status: 200, body: await company.completeOnboarding(principal, body, ctx) })),
 
     archiveCompany: memberOperation(async ({ principal, ctx }) => ({ status: 200, body: await company.archiveCompany(principal, ctx) })),
+
+    createInvitation: memberOperation(async ({ principal, body, query, ctx }) => ({
+      status: 201,
+      body: await invitations.createInvitation(principal, body, query.delivery ?? 'EMAIL', ctx),
+    })),
+
+    revokeInvitation: memberOperation(async ({ principal, params, ctx }) => {
+      await invitations.revokeInvitation(principal, params.invitationId, ctx);
+      return { status: 204 };
+    }),
+
+    acceptInvitation: publicOperation(async ({ body, ctx }) => invitations.acceptInvitation(body, ctx)),
   };
 }

@@ -10,6 +10,7 @@ import * as requestLimits from './2026.11.23T08.00.00.request-limits';
 import * as forceRowLevelSecurity from './2026.11.23T09.00.00.force-row-level-security';
 import * as workflowStarts from './2026.11.23T10.00.00.workflow-starts';
 import * as syncRolePermissions from './2026.11.23T11.00.00.sync-role-permissions';
+import * as membershipInvitations from './2026.11.23T12.00.00.membership-invitations';
 
 export type { MigrationContext };
 
@@ -31,4 +32,5 @@ export const MIGRATIONS: Array<{ name: string; module: MigrationModule }> = [
   { name: '2026.11.23T09.00.00.force-row-level-security', module: forceRowLevelSecurity },
   { name: '2026.11.23T10.00.00.workflow-starts', module: workflowStarts },
   { name: '2026.11.23T11.00.00.sync-role-permissions', module: syncRolePermissions },
+  { name: '2026.11.23T12.00.00.membership-invitations', module: membershipInvitations },
 ];

@@ -27,6 +27,7 @@ const PER_IP_UNLIMITED: Record<string, string> = {
   RATE_LIMIT_REGISTER_PER_IP: '1000000/1',
   RATE_LIMIT_MAGIC_LINK_PER_IP: '1000000/1',
   RATE_LIMIT_EMAIL_CHALLENGE_PER_IP: '1000000/1',
+  RATE_LIMIT_INVITATION_ACCEPT_PER_IP: '1000000/1',
 };
 
 export interface TestStack {
@@ -57,7 +58,7 @@ export function adminUrlOf(config: Config): string {
 
 /** The configuration every test app uses: fast password hashing, silent logs, per-IP limits lifted. */
 export function loadTestConfig(overrides: Record<string, string> = {}): Config {
-  return loadConfig({ ...process.env, NODE_ENV: 'test', PASSWORD_SCRYPT_LOG_N: '12', LOG_LEVEL: 'silent', ...PER_IP_UNLIMITED, ...overrides });
+  return loadConfig({ ...process.env, NODE_ENV: 'test', PASSWORD_SCRYPT_LOG_N: '12', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', ...PER_IP_UNLIMITED, ...overrides });
 }
 
 /**

@@ -80,3 +80,9 @@ export async function createWorkspace(
   await MembershipRole.create({ tenantId, membershipId, roleId: roleIds.get('ADMIN')! }, { transaction: tx });
   return { tenantId, legalEntityId, userId, membershipId, slug };
 }
+
+/** The workspace's slug (its host is <slug>.<base domain>). */
+export async function tenantSlug(tx: Db, scope: { tenantId: string }): Promise<string> {
+  const [row] = await selectRows<{ slug: string }>(tx, `SELECT slug FROM tenants WHERE id = :tenantId`, scope);
+  return row!.slug;
+}

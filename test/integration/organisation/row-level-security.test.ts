@@ -24,6 +24,11 @@ beforeAll(async () => {
   await ledger.post(simpleEntry('2025-01-15', '10.00')).expect(201);
   const close = await ledger.close('2025-01-31').expect(202);
   expect((await waitForClose(ledger, close.body.id)).status).toBe('COMPLETED');
+  // And an accepted invitation (an invitation row and its acceptance row).
+  const invited = await api(stack).post('/api/v1/membership-invitations?delivery=MANUAL').set(...bearer(a.accessToken))
+    .send({ email: `rls-${a.me.tenantId.slice(0, 8)}@example.com`, roles: ['VIEWER'] }).expect(201);
+  await api(stack).post('/api/v1/auth/membership-invitations/accept').set('Host', `${a.me.company.slug}.${stack.config.baseDomain}`)
+    .send({ token: invited.body.token, password: 'a long enough new password' }).expect(200);
 });
 afterAll(async () => {
   await stack.stop();
@@ -50,6 +55,7 @@ describe('row-level security', () => {
         'tenants', 'memberships', 'sessions', 'refresh_tokens', 'audit_events',
         'company_accounts', 'company_subaccounts', 'company_accounting_settings',
         'ledger_states', 'journal_entries', 'journal_lines', 'period_closes', 'period_close_balances',
+        'membership_invitations', 'invitation_acceptances',
       ]),
     );
     for (const t of tables) {

@@ -1,0 +1,165 @@
+import type { Sequelize } from 'sequelize';
+import { Identity } from '../../db/models';
+import { withTenant } from '../../db/connection';
+import { createInvitation as insertInvitation, findInvitation, recordAcceptance, revokeInvitation as revokeRow, scrubAcceptance } from '../../db/repositories/organisation/invitations';
+import { tenantIdBySlug } from '../../db/repositories/organisation/workspaces';
+import { newOpaqueToken, sha256 } from '../../core/secrets';
+import { AppError } from '../../core/problems';
+import type { PasswordHasher } from '../../core/passwords';
+import type { RoleCode } from '../../core/roles';
+import {
+  INVITATION_MAIL_WORKFLOW,
+  INVITATION_WORKFLOW,
+  type InvitationMailWorkflow,
+  type InvitationWorkflow,
+} from '../../contracts/identity';
+import { invitationMailWorkflowId, invitationWorkflowId } from '../../contracts/workflow-ids';
+import type { WorkflowClient } from '../workflow-client';
+import type { RequestLimits } from '../http/request-limits';
+import type { Principal, RequestContext } from '../http/context';
+import type { Schemas } from '../http/operation-handler';
+import { recordCallerEvent } from '../audit/caller-events';
+import { assertNewPassword, assertPasswordWithinBytes } from '../identity/password-rules';
+import { normaliseEmail } from '../identity/registration';
+import { channelOf, type EmailChallengeResponse, type SecondFactorService } from '../identity/second-factors';
+import type { SessionService, TokenPair } from '../identity/sessions';
+
+const INVITATION_TTL_SECONDS = 7 * 24 * 3600;
+const NEW_IDENTITY_PASSWORD_MIN_CHARACTERS = 15;
+
+export interface InvitationDeps {
+  db: Sequelize;
+  workflows: WorkflowClient;
+  hasher: PasswordHasher;
+  sessions: SessionService;
+  factors: SecondFactorService;
+  limits: RequestLimits;
+}
+
+export type AcceptOutcome = { status: 200; body: TokenPair } | { status: 202; body: EmailChallengeResponse };
+
+/** Invitations into a workspace (DESIGN.md "Organisation rules"). */
+export function createInvitations(deps: InvitationDeps) {
+  const { db } = deps;
+
+  async function createInvitation(
+    principal: Principal,
+    body: Schemas['InvitationCreateRequest'],
+    delivery: 'EMAIL' | 'MANUAL',
+    ctx: RequestContext,
+  ): Promise<Schemas['InvitationCreateResponse']> {
+    for (const role of body.roles) {
+      if (!principal.roles.includes('ADMIN') && !principal.roles.includes(role)) {
+        throw new AppError('role-not-held', `You cannot invite into the role ${role}: you do not hold it yourself`, { role });
+      }
+    }
+    const scope = { tenantId: principal.tenantId };
+    // MANUAL: this token is answered once. EMAIL: a placeholder nobody knows; the mail activity draws the real one.
+    const token = newOpaqueToken();
+    const email = normaliseEmail(body.email);
+    const created = await withTenant(db, scope.tenantId, async (tx) => {
+      const invitation = await insertInvitation(tx, scope, {
+        email,
+        roles: body.roles as RoleCode[],
+        delivery,
+        tokenHash: sha256(token),
+        invitedBy: principal.membershipId,
+        ttlSeconds: INVITATION_TTL_SECONDS,
+      });
+      await recordCallerEvent(tx, principal, ctx, {
+        action: 'users.invitation.created',
+        subjectType: 'INVITATION',
+        subjectId: invitation.id,
+        details: `${email}; ${body.roles.join(', ')}; ${delivery}`,
+      });
+      const startId =
+        delivery === 'EMAIL'
+          ? await deps.workflows.enqueue<InvitationMailWorkflow>(tx, INVITATION_MAIL_WORKFLOW, {
+              workflowId: invitationMailWorkflowId(invitation.id),
+              args: [{ tenantId: scope.tenantId, invitationId: invitation.id, correlationId: ctx.correlationId }],
+              tenantId: scope.tenantId,
+              idReusePolicy: 'REJECT_DUPLICATE',
+            })
+          : null;
+      return { ...invitation, startId };
+    });
+    if (created.startId) await deps.workflows.dispatch({ id: created.startId });
+    return { invitationId: created.id, expiresAt: created.expiresAt.toISOString(), token: delivery === 'MANUAL' ? token : null };
+  }
+
+  async function revokeInvitation(principal: Principal, invitationId: string, ctx: RequestContext): Promise<void> {
+    const scope = { tenantId: principal.tenantId };
+    await withTenant(db, scope.tenantId, async (tx) => {
+      const invitation = await findInvitation(tx, scope, { id: invitationId }, { lock: true });
+      if (!invitation) throw new AppError('not-found', 'No invitation with this id in your workspace');
+      if (!(await revokeRow(tx, scope, invitationId))) throw new AppError('conflict', 'The invitation is no longer pending');
+      await recordCallerEvent(tx, principal, ctx, { action: 'users.invitation.revoked', subjectType: 'INVITATION', subjectId: invitationId, details: invitation.email });
+    });
+  }
+
+  async function acceptInvitation(body: Schemas['AcceptRequest'], ctx: RequestContext): Promise<AcceptOutcome> {
+    assertPasswordWithinBytes('password', body.password);
+    if (ctx.host.kind !== 'tenant') throw new AppError('not-found', 'Accept an invitation on the inviting workspace\'s host');
+    const tenantId = await tenantIdBySlug(db, ctx.host.slug);
+    if (!tenantId) throw new AppError('not-found', 'No workspace answers at this host');
+    // Before any lookup or hash: per client IP and per token.
+    await deps.limits.consume('invitationAccept', { ip: ctx.ipAddress, target: body.token });
+    const scope = { tenantId };
+    const invitation = await withTenant(db, tenantId, (tx) => findInvitation(tx, scope, { tokenHash: sha256(body.token) }));
+    if (!invitation?.pending) throw new AppError('invitation-invalid');
+
+    const identity = await Identity.findOne({ where: { email: invitation.email } });
+    let passwordHash: string | null = null;
+    if (identity) {
+      // The current password, never replaced; a wrong one uses up an attempt.
+      await deps.factors.checkFactor(identity.id, 'CURRENT_PASSWORD', async () => {
+        if (!(await deps.hasher.verify(body.password, identity.passwordHash))) throw new AppError('invalid-credentials');
+      });
+    } else {
+      assertNewPassword(body.password, body.password, NEW_IDENTITY_PASSWORD_MIN_CHARACTERS);
+      passwordHash = await deps.hasher.hash(body.password);
+    }
+
+    const workflowId = invitationWorkflowId(invitation.id);
+    const { acceptanceId, startId } = await withTenant(db, tenantId, async (tx) => {
+      const acceptance = await recordAcceptance(tx, scope, {
+        invitationId: invitation.id,
+        existingIdentityId: identity?.id ?? null,
+        passwordHash,
+        correlationId: ctx.correlationId,
+        ipAddress: ctx.ipAddress,
+      });
+      const start = await deps.workflows.enqueue<InvitationWorkflow>(tx, INVITATION_WORKFLOW, {
+        workflowId,
+        args: [{ tenantId, invitationId: invitation.id, acceptanceId: acceptance, correlationId: ctx.correlationId }],
+        tenantId,
+        // One run per invitation: of simultaneous accepts exactly one starts; a failed run may be retried.
+        idReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
+      });
+      return { acceptanceId: acceptance, startId: start };
+    });
+    const [started] = await deps.workflows.dispatch({ id: startId });
+    if (!started || started.outcome === 'UNAVAILABLE') {
+      throw new AppError('operation-pending', 'The acceptance is recorded and completes as soon as the workflow service is back; then log in on this host');
+    }
+    let result;
+    try {
+      if (started.outcome !== 'STARTED') throw new AppError('invitation-invalid');
+      result = await deps.workflows.result<InvitationWorkflow>(workflowId);
+    } catch (err) {
+      // A request that lost must not leave its password hash behind; a pending run's activity scrubs it.
+      if (!(err instanceof AppError && err.type === 'operation-pending')) await withTenant(db, tenantId, (tx) => scrubAcceptance(tx, scope, acceptanceId));
+      throw err;
+    }
+    // The password alone never opens a session for an identity with a second factor.
+    if (identity && channelOf(identity) === 'TOTP') return { status: 202, body: { channel: 'TOTP', challengeId: null, expiresAt: null } };
+    if (identity && channelOf(identity) === 'EMAIL') {
+      const challenge = await deps.factors.startEmailChallenge({ identityId: identity.id, tenantId, purpose: 'LOGIN' }, ctx);
+      return { status: 202, body: { channel: 'EMAIL', ...challenge } };
+    }
+    const tokens = await withTenant(db, tenantId, (tx) => deps.sessions.open(tx, { tenantId, membershipId: result.membershipId, identityId: result.identityId }, ctx));
+    return { status: 200, body: tokens };
+  }
+
+  return { createInvitation, revokeInvitation, acceptInvitation };
+}
