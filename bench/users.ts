@@ -1,12 +1,63 @@
 // Listing members of a large workspace over HTTP against a running API (`npm start`), beside GET /me in the
-// same run as the floor:   npm run bench:users   (BENCH_MEMBERS=1000, BENCH_SECONDS=10, BENCH_CONCURRENCY=32)
+// same run as the floor, and invitation acceptance end to end (request → workflow → tokens):
+//   npm run bench:users   (BENCH_MEMBERS=1000, BENCH_SECONDS=10, BENCH_CONCURRENCY=32, BENCH_ACCEPTS=40)
+// Acceptances are limited to 20 per client IP in ten minutes: run the API for it with
+// RATE_LIMIT_INVITATION_ACCEPT_PER_IP=1000/600 npm start.
 // The members are arranged directly in PostgreSQL (as the superuser of DATABASE_ADMIN_URL): invitations
 // would spend a password hash per member, which is not what this measures.
+import { request } from 'node:http';
 import { Client } from 'pg';
 import { loadConfig, databaseName } from '../core/config';
-import { BASE, CONCURRENCY, SECONDS, load, registerWorkspace, requireRunningApi, type Row } from './harness';
+import { BASE, CONCURRENCY, SECONDS, load, percentile, post, registerWorkspace, requireRunningApi, type Row } from './harness';
 
 const MEMBERS = Number(process.env.BENCH_MEMBERS ?? 1000);
+const ACCEPTS = Number(process.env.BENCH_ACCEPTS ?? 40);
+
+/** A POST with a Host header (fetch ignores it): the workspace host decides the workspace. */
+function postOnHost(path: string, body: unknown, host: string): Promise<number> {
+  const url = new URL(path, BASE);
+  const payload = JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { hostname: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { host, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+/** Invites (MANUAL) and accepts one new person at a time: the latency a person waits for their tokens. */
+async function acceptLatencies(accessToken: string, slug: string): Promise<Row> {
+  const host = `${slug}.${new URL(BASE).hostname}`;
+  const times: number[] = [];
+  let errors = 0;
+  const started = Date.now();
+  for (let i = 0; i < ACCEPTS; i++) {
+    const invited = await post('/api/v1/membership-invitations?delivery=MANUAL', { email: `invitee-${i}-${Date.now()}@bench.example.com`, roles: ['EMPLOYEE'] }, {
+      authorization: `Bearer ${accessToken}`,
+    });
+    const { token } = (await invited.json()) as { token: string };
+    const t0 = performance.now();
+    const status = await postOnHost('/api/v1/auth/membership-invitations/accept', { token, password: 'benchmark invitee password' }, host);
+    times.push(performance.now() - t0);
+    if (status !== 200) errors += 1;
+  }
+  times.sort((a, b) => a - b);
+  const seconds = (Date.now() - started) / 1000;
+  return {
+    scenario: 'POST /auth/membership-invitations/accept, new identity (scrypt + workflow invitation-<id> + tokens), one at a time',
+    concurrency: 1,
+    requests: ACCEPTS,
+    perSecond: Math.round(ACCEPTS / seconds),
+    p50: Math.round(percentile(times, 50) * 10) / 10,
+    p99: Math.round(percentile(times, 99) * 10) / 10,
+    errors,
+  };
+}
 
 async function seedMembers(tenantId: string, count: number): Promise<void> {
   const config = loadConfig({ ...process.env, NODE_ENV: process.env.NODE_ENV ?? 'development' });
@@ -49,7 +100,7 @@ async function main(): Promise<void> {
   await requireRunningApi();
   const { accessToken } = await registerWorkspace();
   const auth = { authorization: `Bearer ${accessToken}` };
-  const me = (await (await fetch(`${BASE}/api/v1/me`, { headers: auth })).json()) as { tenantId: string };
+  const me = (await (await fetch(`${BASE}/api/v1/me`, { headers: auth })).json()) as { tenantId: string; company: { slug: string } };
   await seedMembers(me.tenantId, MEMBERS - 1);
 
   const get = (path: string) => async () => async () => {
@@ -62,6 +113,7 @@ async function main(): Promise<void> {
   rows.push(await load(`GET /api/v1/users?size=50 (${MEMBERS} members)`, CONCURRENCY, SECONDS, get('/api/v1/users?size=50')));
   rows.push(await load(`GET /api/v1/users?size=50&page=19 (last page)`, CONCURRENCY, SECONDS, get(`/api/v1/users?size=50&page=${Math.max(0, Math.ceil(MEMBERS / 50) - 1)}`)));
   rows.push(await load('GET /api/v1/users?q=member%2042 (search)', CONCURRENCY, SECONDS, get('/api/v1/users?q=member%2042')));
+  rows.push(await acceptLatencies(accessToken, me.company.slug));
 
   console.log(`\nMembers benchmark against ${BASE}, ${MEMBERS} members in one workspace, ${SECONDS}s per scenario, Node ${process.version}\n`);
   console.table(rows.map((r) => ({ scenario: r.scenario, clients: r.concurrency, requests: r.requests, 'req/s': r.perSecond, 'p50 ms': r.p50, 'p99 ms': r.p99, errors: r.errors })));
