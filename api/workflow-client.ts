@@ -65,6 +65,17 @@ export interface WorkflowClient {
   /** Waits for a started workflow's result, at most `timeoutMs`; then answers 503 operation-pending. */
   result<W extends Workflow>(workflowId: string): Promise<Awaited<ReturnType<W>>>;
   /**
+   * Dispatches a recorded start whose result the request answers with, and waits for it. Unreachable
+   * Temporal: 503 operation-pending with `pending` (the relay finishes the work). Another request's run
+   * holds the business id: `lost`. A request that lost or failed calls `release` (e.g. to scrub a password
+   * hash it left for the workflow); a pending one leaves it to the run.
+   */
+  awaitStarted<W extends Workflow>(
+    startId: string,
+    workflowId: string,
+    options: { lost: () => AppError; pending: string; release: () => Promise<void> },
+  ): Promise<Awaited<ReturnType<W>>>;
+  /**
    * Sends an update to a running workflow and waits for its result, at most `timeoutMs` (then 503).
    * Answers `null` when the workflow does not exist or has already ended.
    */
@@ -74,6 +85,21 @@ export interface WorkflowClient {
 export function createWorkflowClient(client: Client, settings: { db: Sequelize; taskQueue: string; timeoutMs: number }): WorkflowClient {
   const { db, taskQueue, timeoutMs } = settings;
   const start = workflowStarter(client);
+  async function resultOf<W extends Workflow>(workflowId: string): Promise<Awaited<ReturnType<W>>> {
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new AppError('operation-pending', `Workflow ${workflowId} is still running`)), timeoutMs);
+    });
+    try {
+      return (await Promise.race([client.workflow.getHandle<W>(workflowId).result(), deadline])) as Awaited<ReturnType<W>>;
+    } catch (err) {
+      if (err instanceof WorkflowFailedError) throw toAppError(err);
+      throw err;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   return {
     enqueue<W extends Workflow>(tx: Tx, workflow: string, outboxed: OutboxStart<W>): Promise<string> {
       return enqueueWorkflowStart(tx, { workflowType: workflow, taskQueue, ...outboxed, args: [...outboxed.args] });
@@ -82,18 +108,20 @@ export function createWorkflowClient(client: Client, settings: { db: Sequelize; 
       const settled = await settleWorkflowStarts(db, filter, start);
       return settled.map((s) => s.result);
     },
-    async result<W extends Workflow>(workflowId: string): Promise<Awaited<ReturnType<W>>> {
-      let timer: NodeJS.Timeout | undefined;
-      const deadline = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new AppError('operation-pending', `Workflow ${workflowId} is still running`)), timeoutMs);
-      });
+    result: resultOf,
+    async awaitStarted<W extends Workflow>(
+      startId: string,
+      workflowId: string,
+      options: { lost: () => AppError; pending: string; release: () => Promise<void> },
+    ): Promise<Awaited<ReturnType<W>>> {
+      const [started] = (await settleWorkflowStarts(db, { id: startId }, start)).map((s) => s.result);
+      if (!started || started.outcome === 'UNAVAILABLE') throw new AppError('operation-pending', options.pending);
       try {
-        return (await Promise.race([client.workflow.getHandle<W>(workflowId).result(), deadline])) as Awaited<ReturnType<W>>;
+        if (started.outcome !== 'STARTED') throw options.lost();
+        return await resultOf<W>(workflowId);
       } catch (err) {
-        if (err instanceof WorkflowFailedError) throw toAppError(err);
+        if (!(err instanceof AppError && err.type === 'operation-pending')) await options.release();
         throw err;
-      } finally {
-        clearTimeout(timer);
       }
     },
     async update<Ret, Arg>(workflowId: string, update: UpdateDefinition<Ret, [Arg]>, arg: Arg): Promise<Ret | null> {

@@ -100,30 +100,17 @@ export function createRegistration(deps: RegistrationDeps) {
         idReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
       });
     });
-    const [started] = await deps.workflows.dispatch({ id: startId });
-    if (!started || started.outcome === 'UNAVAILABLE') {
-      // Recorded, and the relay starts it when Temporal is back: the workspace is then created with this
-      // password (its activity clears the hash), so the person can log in without registering again.
-      throw new AppError('operation-pending', 'The registration is recorded and completes as soon as the workflow service is back; then log in with your password');
-    }
-    let result;
-    try {
-      if (started.outcome !== 'STARTED') throw new AppError('registration-proof-invalid');
-      result = await deps.workflows.result<RegistrationWorkflow>(workflowId);
-    } catch (err) {
-      // A request that lost (a race, a failed run) must not leave its password hash behind. A pending run
-      // may still need it; its activity clears it when it completes.
-      const pending = err instanceof AppError && err.type === 'operation-pending';
-      if (!pending) await RegistrationAttempt.update({ passwordHash: null }, { where: { id: attemptId } });
-      throw err;
-    }
+    // The workspace is created with this password even if Temporal is unreachable now (the relay starts it
+    // later; its activity clears the hash), so the person can then log in without registering again.
+    const result = await deps.workflows.awaitStarted<RegistrationWorkflow>(startId, workflowId, {
+      lost: () => new AppError('registration-proof-invalid'),
+      pending: 'The registration is recorded and completes as soon as the workflow service is back; then log in with your password',
+      release: () => RegistrationAttempt.update({ passwordHash: null }, { where: { id: attemptId } }).then(() => undefined),
+    });
     // The password alone never opens a session for an identity with a second factor: the workspace
     // exists now, and the login on its host asks for the factor.
-    if (identity?.totpSecretEncrypted) return { status: 202, body: { channel: 'TOTP', challengeId: null, expiresAt: null } };
-    if (identity?.emailFactorEnabled) {
-      const challenge = await deps.factors.startEmailChallenge({ identityId: identity.id, tenantId: result.tenantId, purpose: 'LOGIN' }, ctx);
-      return { status: 202, body: { channel: 'EMAIL', ...challenge } };
-    }
+    const challenge = identity ? await deps.factors.loginChallenge(identity, result.tenantId, ctx) : null;
+    if (challenge) return { status: 202, body: challenge };
     const tokens = await withTenant(deps.db, result.tenantId, (tx) =>
       deps.sessions.open(tx, { tenantId: result.tenantId, membershipId: result.membershipId, identityId: result.identityId }, ctx),
     );

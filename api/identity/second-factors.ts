@@ -176,6 +176,17 @@ export function createSecondFactorService(deps: SecondFactorDeps) {
     return { challengeId, expiresAt };
   }
 
+  /**
+   * The first login step for an identity that just gained a membership (registration, an accepted
+   * invitation): null without a second factor (a session may open), else the 202 body login would answer.
+   */
+  async function loginChallenge(identity: FactorHolder, tenantId: string, ctx: RequestContext): Promise<EmailChallengeResponse | null> {
+    const channel = channelOf(identity);
+    if (channel === 'TOTP') return { channel, challengeId: null, expiresAt: null };
+    if (channel === 'EMAIL') return { channel, ...(await startEmailChallenge({ identityId: identity.id, tenantId, purpose: 'LOGIN' }, ctx)) };
+    return null;
+  }
+
   /** Asks the challenge workflow; only a keyed MAC of the typed code leaves this process. */
   async function verifyEmailCode(
     who: { identityId: string; tenantId: string; purpose: EmailChallengePurpose },
@@ -214,5 +225,5 @@ export function createSecondFactorService(deps: SecondFactorDeps) {
     }
   }
 
-  return { checkFactor, verifyFactor, verifyCurrentPassword, startEmailChallenge, verifyEmailCode, verifyTotpCode, verifyRecoveryCode };
+  return { checkFactor, verifyFactor, loginChallenge, verifyCurrentPassword, startEmailChallenge, verifyEmailCode, verifyTotpCode, verifyRecoveryCode };
 }

@@ -21,7 +21,7 @@ import type { Schemas } from '../http/operation-handler';
 import { recordCallerEvent } from '../audit/caller-events';
 import { assertNewPassword, assertPasswordWithinBytes } from '../identity/password-rules';
 import { normaliseEmail } from '../identity/registration';
-import { channelOf, type EmailChallengeResponse, type SecondFactorService } from '../identity/second-factors';
+import type { EmailChallengeResponse, SecondFactorService } from '../identity/second-factors';
 import type { SessionService, TokenPair } from '../identity/sessions';
 
 const INVITATION_TTL_SECONDS = 7 * 24 * 3600;
@@ -138,25 +138,14 @@ export function createInvitations(deps: InvitationDeps) {
       });
       return { acceptanceId: acceptance, startId: start };
     });
-    const [started] = await deps.workflows.dispatch({ id: startId });
-    if (!started || started.outcome === 'UNAVAILABLE') {
-      throw new AppError('operation-pending', 'The acceptance is recorded and completes as soon as the workflow service is back; then log in on this host');
-    }
-    let result;
-    try {
-      if (started.outcome !== 'STARTED') throw new AppError('invitation-invalid');
-      result = await deps.workflows.result<InvitationWorkflow>(workflowId);
-    } catch (err) {
-      // A request that lost must not leave its password hash behind; a pending run's activity scrubs it.
-      if (!(err instanceof AppError && err.type === 'operation-pending')) await withTenant(db, tenantId, (tx) => scrubAcceptance(tx, scope, acceptanceId));
-      throw err;
-    }
+    const result = await deps.workflows.awaitStarted<InvitationWorkflow>(startId, workflowId, {
+      lost: () => new AppError('invitation-invalid'),
+      pending: 'The acceptance is recorded and completes as soon as the workflow service is back; then log in on this host',
+      release: () => withTenant(db, tenantId, (tx) => scrubAcceptance(tx, scope, acceptanceId)),
+    });
     // The password alone never opens a session for an identity with a second factor.
-    if (identity && channelOf(identity) === 'TOTP') return { status: 202, body: { channel: 'TOTP', challengeId: null, expiresAt: null } };
-    if (identity && channelOf(identity) === 'EMAIL') {
-      const challenge = await deps.factors.startEmailChallenge({ identityId: identity.id, tenantId, purpose: 'LOGIN' }, ctx);
-      return { status: 202, body: { channel: 'EMAIL', ...challenge } };
-    }
+    const challenge = identity ? await deps.factors.loginChallenge(identity, tenantId, ctx) : null;
+    if (challenge) return { status: 202, body: challenge };
     const tokens = await withTenant(db, tenantId, (tx) => deps.sessions.open(tx, { tenantId, membershipId: result.membershipId, identityId: result.identityId }, ctx));
     return { status: 200, body: tokens };
   }
