@@ -15,3 +15,11 @@ export const ROLE_NAMES: Record<RoleCode, string> = {
 export function isRoleCode(value: string): value is RoleCode {
   return (ROLE_CODES as readonly string[]).includes(value);
 }
+
+/**
+ * Whether someone holding `held` may give `role` to another (assign or invite): an ADMIN holds every
+ * permission, so it counts as holding every role; anyone else gives only roles it has.
+ */
+export function mayGrantRole(held: readonly string[], role: RoleCode): boolean {
+  return held.includes('ADMIN') || held.includes(role);
+}

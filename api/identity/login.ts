@@ -86,11 +86,7 @@ export function createLogin(deps: LoginServiceDeps) {
       if (factor) throw new AppError('login-factors-invalid', 'This account has no second factor; send email and password only');
       return { status: 200, body: await openSession(identity.id, chosen, null, ctx) };
     }
-    if (!factor) {
-      if (channel === 'TOTP') return { status: 202, body: { channel, challengeId: null, expiresAt: null } };
-      const challenge = await factors.startEmailChallenge({ identityId: identity.id, tenantId: chosen.tenant_id, purpose: 'LOGIN' }, ctx);
-      return { status: 202, body: { channel, ...challenge } };
-    }
+    if (!factor) return { status: 202, body: (await factors.factorChallenge(identity, { tenantId: chosen.tenant_id, purpose: 'LOGIN' }, ctx))! };
     try {
       await factors.verifyFactor(identity, { tenantId: chosen.tenant_id, purpose: 'LOGIN' }, input, factor, 'invalid-second-factor');
     } catch (err) {

@@ -109,7 +109,7 @@ export function createRegistration(deps: RegistrationDeps) {
     });
     // The password alone never opens a session for an identity with a second factor: the workspace
     // exists now, and the login on its host asks for the factor.
-    const challenge = identity ? await deps.factors.loginChallenge(identity, result.tenantId, ctx) : null;
+    const challenge = identity ? await deps.factors.factorChallenge(identity, { tenantId: result.tenantId, purpose: 'LOGIN' }, ctx) : null;
     if (challenge) return { status: 202, body: challenge };
     const tokens = await withTenant(deps.db, result.tenantId, (tx) =>
       deps.sessions.open(tx, { tenantId: result.tenantId, membershipId: result.membershipId, identityId: result.identityId }, ctx),

@@ -177,13 +177,18 @@ export function createSecondFactorService(deps: SecondFactorDeps) {
   }
 
   /**
-   * The first login step for an identity that just gained a membership (registration, an accepted
-   * invitation): null without a second factor (a session may open), else the 202 body login would answer.
+   * The step that asks for the identity's second factor: null without one, else the 202 body (TOTP: the
+   * client sends a code; EMAIL: a challenge for `purpose` is started and its code mailed). Login's first
+   * step, step-up, and a registration or accepted invitation of an identity with a factor all answer it.
    */
-  async function loginChallenge(identity: FactorHolder, tenantId: string, ctx: RequestContext): Promise<EmailChallengeResponse | null> {
+  async function factorChallenge(
+    identity: FactorHolder,
+    who: { tenantId: string; purpose: EmailChallengePurpose },
+    ctx: RequestContext,
+  ): Promise<EmailChallengeResponse | null> {
     const channel = channelOf(identity);
     if (channel === 'TOTP') return { channel, challengeId: null, expiresAt: null };
-    if (channel === 'EMAIL') return { channel, ...(await startEmailChallenge({ identityId: identity.id, tenantId, purpose: 'LOGIN' }, ctx)) };
+    if (channel === 'EMAIL') return { channel, ...(await startEmailChallenge({ identityId: identity.id, ...who }, ctx)) };
     return null;
   }
 
@@ -225,5 +230,5 @@ export function createSecondFactorService(deps: SecondFactorDeps) {
     }
   }
 
-  return { checkFactor, verifyFactor, loginChallenge, verifyCurrentPassword, startEmailChallenge, verifyEmailCode, verifyTotpCode, verifyRecoveryCode };
+  return { checkFactor, verifyFactor, factorChallenge, verifyCurrentPassword, startEmailChallenge, verifyEmailCode, verifyTotpCode, verifyRecoveryCode };
 }

@@ -90,13 +90,8 @@ export function createSecurity(deps: SecurityServiceDeps) {
   ): Promise<{ status: 200; body: Schemas['StepUpResponse'] } | { status: 202; body: EmailChallengeResponse }> {
     const factor = factorOf(body, 'validation');
     const identity = await identityOf(principal);
-    const channel = channelOf(identity);
-    if (!channel) throw new AppError('second-factor-state', 'No second factor is on: changes need only the current password');
-    if (!factor) {
-      if (channel === 'TOTP') return { status: 202, body: { channel, challengeId: null, expiresAt: null } };
-      const challenge = await factors.startEmailChallenge({ identityId: identity.id, tenantId: principal.tenantId, purpose: 'STEP_UP' }, ctx);
-      return { status: 202, body: { channel, ...challenge } };
-    }
+    if (!channelOf(identity)) throw new AppError('second-factor-state', 'No second factor is on: changes need only the current password');
+    if (!factor) return { status: 202, body: (await factors.factorChallenge(identity, { tenantId: principal.tenantId, purpose: 'STEP_UP' }, ctx))! };
     await factors.verifyFactor(identity, { tenantId: principal.tenantId, purpose: 'STEP_UP' }, body, factor, 'second-factor-code-incorrect');
     const verifiedAt = await audited(
       principal,

@@ -19,6 +19,7 @@ import type { RequestLimits } from '../http/request-limits';
 import type { Principal, RequestContext } from '../http/context';
 import type { Schemas } from '../http/operation-handler';
 import { recordCallerEvent } from '../audit/caller-events';
+import { assertMayGrant } from './grants';
 import { assertNewPassword, assertPasswordWithinBytes } from '../identity/password-rules';
 import { normaliseEmail } from '../identity/registration';
 import type { EmailChallengeResponse, SecondFactorService } from '../identity/second-factors';
@@ -48,11 +49,7 @@ export function createInvitations(deps: InvitationDeps) {
     delivery: 'EMAIL' | 'MANUAL',
     ctx: RequestContext,
   ): Promise<Schemas['InvitationCreateResponse']> {
-    for (const role of body.roles) {
-      if (!principal.roles.includes('ADMIN') && !principal.roles.includes(role)) {
-        throw new AppError('role-not-held', `You cannot invite into the role ${role}: you do not hold it yourself`, { role });
-      }
-    }
+    assertMayGrant(principal, body.roles);
     const scope = { tenantId: principal.tenantId };
     // MANUAL: this token is answered once. EMAIL: a placeholder nobody knows; the mail activity draws the real one.
     const token = newOpaqueToken();
@@ -144,7 +141,7 @@ export function createInvitations(deps: InvitationDeps) {
       release: () => withTenant(db, tenantId, (tx) => scrubAcceptance(tx, scope, acceptanceId)),
     });
     // The password alone never opens a session for an identity with a second factor.
-    const challenge = identity ? await deps.factors.loginChallenge(identity, tenantId, ctx) : null;
+    const challenge = identity ? await deps.factors.factorChallenge(identity, { tenantId, purpose: 'LOGIN' }, ctx) : null;
     if (challenge) return { status: 202, body: challenge };
     const tokens = await withTenant(db, tenantId, (tx) => deps.sessions.open(tx, { tenantId, membershipId: result.membershipId, identityId: result.identityId }, ctx));
     return { status: 200, body: tokens };

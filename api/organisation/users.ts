@@ -11,6 +11,7 @@ import {
 } from '../../db/repositories/organisation/users';
 import { AppError } from '../../core/problems';
 import type { RoleCode } from '../../core/roles';
+import { assertMayGrant } from './grants';
 import type { Principal, RequestContext } from '../http/context';
 import type { Schemas } from '../http/operation-handler';
 import type { PageQuery } from '../http/pages';
@@ -51,23 +52,13 @@ export function createUsers(deps: { db: Sequelize }) {
     return viewOf(row);
   }
 
-  /**
-   * "Nobody assigns a role they do not hold themselves." An ADMIN holds every permission, so it counts as
-   * holding every role; anyone else (a role given updateUser) assigns only roles it has.
-   */
-  function assertHeld(principal: Principal, role: RoleCode): void {
-    if (!principal.roles.includes('ADMIN') && !principal.roles.includes(role)) {
-      throw new AppError('role-not-held', `You cannot assign the role ${role}: you do not hold it yourself`, { role });
-    }
-  }
-
   async function updateUser(principal: Principal, membershipId: string, body: Schemas['UserRequest'], ctx: RequestContext): Promise<UserView> {
     const scope = { tenantId: principal.tenantId };
     return withTenant(db, scope.tenantId, async (tx) => {
       const current = await findMember(tx, scope, membershipId, { lock: true });
       if (!current) throw new AppError('not-found', NO_MEMBER);
       if (current.lockVersion !== body.lockVersion) throw new AppError('stale-version', 'The member changed since you read it; reload and retry');
-      assertHeld(principal, body.role);
+      assertMayGrant(principal, [body.role]);
       const losesAdmin = current.roles.includes('ADMIN') && current.status === 'ACTIVE' && (body.role !== 'ADMIN' || body.status !== 'ACTIVE');
       if (losesAdmin && (await otherActiveAdmins(tx, scope, membershipId)) === 0) {
         throw new AppError('last-admin', 'This is the last active administrator: make someone else ADMIN first');
