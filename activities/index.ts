@@ -2,8 +2,9 @@ import { createRegistrationActivities, type RegistrationDeps } from './identity/
 import { createEmailChallengeActivities, type EmailChallengeDeps } from './identity/email-challenge';
 import { createPeriodCloseActivities } from './ledger/period-close';
 import { createInvitationActivities, type InvitationDeps } from './identity/invitation';
+import { createRatesRefreshActivities, type RatesRefreshDeps } from './rates/rates-refresh';
 
-export type ActivityDeps = RegistrationDeps & EmailChallengeDeps & InvitationDeps;
+export type ActivityDeps = RegistrationDeps & EmailChallengeDeps & InvitationDeps & RatesRefreshDeps;
 
 /** Every activity the worker registers, built from its dependencies. */
 export function createActivities(deps: ActivityDeps) {
@@ -12,5 +13,6 @@ export function createActivities(deps: ActivityDeps) {
     ...createEmailChallengeActivities(deps),
     ...createPeriodCloseActivities(deps),
     ...createInvitationActivities(deps),
+    ...createRatesRefreshActivities(deps),
   };
 }

@@ -33,6 +33,8 @@ import { auditHandlers } from './audit/handlers';
 import { mailHandlers } from './mail/handlers';
 import { serviceHandlers } from './service/handlers';
 import { docsRoutes } from './service/docs';
+import { ratesHandlers } from './rates/handlers';
+import { createRates } from './rates/rates';
 
 export interface AppDeps {
   config: Config;
@@ -78,6 +80,13 @@ function createHandlers(deps: AppDeps, doc: OpenApiDocument, index: OperationInd
       doc,
       index,
       invitations: createInvitations({ db, workflows, hasher, sessions, factors, limits }),
+    }),
+    ...ratesHandlers({
+      rates: createRates({
+        db,
+        temporal: deps.temporal,
+        schedule: { ...config.rates, taskQueue: deps.taskQueue ?? config.temporal.taskQueue },
+      }),
     }),
   };
 }

@@ -1,5 +1,5 @@
 // Application failure types that activities raise and the API maps back to problem types.
-// Each is non-retryable: retrying cannot change the answer.
+// Each is non-retryable: retrying cannot change the answer (RatesSourceUnavailable, below, is the exception).
 
 export const FailureType = {
   RegistrationProofInvalid: 'RegistrationProofInvalid',
@@ -8,6 +8,13 @@ export const FailureType = {
   ChallengeMismatch: 'ChallengeMismatch',
   LedgerUnbalanced: 'LedgerUnbalanced',
   BalancesOverflow: 'BalancesOverflow',
+  /** A rate source answered something that is not its document (not JSON, not a list, no usable row). */
+  RatesDocumentMalformed: 'RatesDocumentMalformed',
+  /** A rate source refused the request in a way a retry will not change (HTTP 4xx). */
+  RatesSourceRefused: 'RatesSourceRefused',
 } as const;
 
 export type FailureType = (typeof FailureType)[keyof typeof FailureType];
+
+/** A rate source could not be reached or answered 5xx: retried on the source's retry profile. */
+export const RATES_SOURCE_UNAVAILABLE = 'RatesSourceUnavailable';

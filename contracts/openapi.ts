@@ -1105,10 +1105,121 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/rates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Exchange rates in UZS per one unit, as of a day, from one source
+         * @description The source's latest publication on or before `date` (a weekend shows the last working day's rates;
+         *     each item names its `effectiveDate`), plus the base currency UZS as one item with `base: true`.
+         *     `CBU` (the Central Bank of Uzbekistan) sets `rate` and leaves `buyRate`/`sellRate` null; `BANK` (a
+         *     commercial bank) sets `buyRate`/`sellRate` and leaves `rate` null (the UZS item has 1 in each set field).
+         *
+         *     `status` is FRESH while the source's last successful refresh (`updatedAt`) is younger than two
+         *     `refreshIntervalSeconds`, STALE after, and UNAVAILABLE when no rate applies to the day (none was ever
+         *     stored); `stale` is true unless FRESH. `lastAttemptAt` moves on every attempt to read the source,
+         *     successful or not. Rates are kept as exact decimals: at most 10 decimals and 15 significant digits, so
+         *     the JSON number is the stored value. A refresh runs every `refreshIntervalSeconds` from the Temporal
+         *     Schedule `rates-refresh`.
+         */
+        get: operations["listRates"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/rates/refresh": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Refresh the rates from every source now
+         * @description Asks the Temporal Schedule `rates-refresh` for a run now. A request made while a refresh is running
+         *     joins it (the Schedule never runs two at once), so concurrent requests coalesce into one run. Follow
+         *     the outcome with GET /rates (`lastAttemptAt`, `updatedAt`) or in the Temporal UI. Audited.
+         */
+        post: operations["refreshRates"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        RatesResponse: {
+            /** @enum {string} */
+            baseCurrency: "UZS";
+            /** @enum {string} */
+            source: "CBU" | "BANK";
+            /** @enum {string} */
+            status: "FRESH" | "STALE" | "UNAVAILABLE";
+            /** @description true unless status is FRESH */
+            stale: boolean;
+            /**
+             * Format: date-time
+             * @description The source's last successful refresh; null before the first
+             */
+            updatedAt: string | null;
+            /**
+             * Format: date-time
+             * @description The last attempt to read the source, successful or not; null before the first
+             */
+            lastAttemptAt: string | null;
+            /** Format: int64 */
+            refreshIntervalSeconds: number;
+            items: components["schemas"]["CurrencyView"][];
+        };
+        CurrencyView: {
+            /** @description ISO 4217 code */
+            code: string;
+            name: string;
+            /** @description The narrow symbol ($, €), or the code when the currency has none */
+            symbol: string;
+            /** @description true for UZS only */
+            base: boolean;
+            /**
+             * Format: date
+             * @description The day the rate applies from
+             */
+            effectiveDate: string;
+            /**
+             * Format: date-time
+             * @description When this service stored the value
+             */
+            updatedAt: string | null;
+            /**
+             * Format: date-time
+             * @description The source's time of the publication (the central bank publishes a day, given as its start in Tashkent)
+             */
+            sourceUpdatedAt: string | null;
+            /** @description UZS per one unit; null for foreign currencies from BANK */
+            rate: number | null;
+            /** @description The bank's purchase price in UZS per one unit; null for CBU */
+            buyRate: number | null;
+            /** @description The bank's sale price in UZS per one unit; null for CBU */
+            sellRate: number | null;
+        };
+        RatesRefreshAccepted: {
+            /** @description The Temporal Schedule whose run was requested (see it in the Temporal UI) */
+            scheduleId: string;
+            /** Format: date-time */
+            requestedAt: string;
+        };
         /** @description RFC 7807 problem document. Extension members may be present. */
         Problem: {
             /**
@@ -3800,6 +3911,60 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listRates: {
+        parameters: {
+            query?: {
+                /** @description The day (YYYY-MM-DD); default today in Asia/Tashkent */
+                date?: string;
+                source?: "CBU" | "BANK";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The rates and their freshness */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RatesResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    refreshRates: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The refresh was requested */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RatesRefreshAccepted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             500: components["responses"]["ServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };

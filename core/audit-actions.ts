@@ -42,6 +42,7 @@ export const AUDIT_ACTIONS = {
   'ledger.period.close-requested': { category: 'LEDGER', label: 'Period close requested', kind: 'OTHER' },
   'ledger.period.closed': { category: 'LEDGER', label: 'Period closed', kind: 'OTHER' },
   'ledger.period.close-failed': { category: 'LEDGER', label: 'Period close failed', kind: 'OTHER' },
+  'rates.refresh.requested': { category: 'RATES', label: 'Exchange-rate refresh requested', kind: 'OTHER' },
 } as const satisfies Record<string, { category: string; label: string; kind: AuditActionKind }>;
 
 export type AuditAction = keyof typeof AUDIT_ACTIONS;

@@ -64,6 +64,15 @@ export interface Config {
     from: string;
   };
   validateResponses: boolean;
+  rates: {
+    /** The Temporal Schedule that refreshes the rates; created (or updated) by every worker at start. */
+    scheduleId: string;
+    refreshIntervalSeconds: number;
+    centralBankUrl: string;
+    commercialBankUrl: string;
+    /** One HTTP request's deadline; each source's activity retries on its own profile. */
+    fetchTimeoutMs: number;
+  };
   /**
    * Express 'trust proxy': the proxies (addresses, CIDRs or loopback/linklocal/uniquelocal) whose
    * X-Forwarded-For is believed. Empty (the default): the client IP is the socket's peer.
@@ -110,6 +119,19 @@ function rate(env: Env, name: string, fallback: string): RateWindow {
 function str(env: Env, name: string, fallback: string): string {
   const raw = env[name];
   return raw === undefined || raw === '' ? fallback : raw;
+}
+
+/** An http(s) URL (a rate source: a bank's feed, or a local file server for offline work). */
+function url(env: Env, name: string, fallback: string): string {
+  const raw = str(env, name, fallback);
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(`${name} must be an http(s) URL, got "${raw}"`);
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new ConfigError(`${name} must be an http(s) URL, got "${raw}"`);
+  return parsed.toString();
 }
 
 const DEV_JWT_SECRET = 'development-only-signing-key-never-used-in-production-0123456789';
@@ -245,10 +267,20 @@ export function loadConfig(env: Env = process.env): Config {
         perEmail: rate(env, 'RATE_LIMIT_INVITATION_ACCEPT_PER_EMAIL', '10/600'),
       },
     },
+    rates: {
+      scheduleId: str(env, 'RATES_SCHEDULE_ID', 'rates-refresh'),
+      refreshIntervalSeconds: int(env, 'RATES_REFRESH_INTERVAL_SECONDS', 3600, 60, 7 * 86400),
+      centralBankUrl: url(env, 'RATES_CBU_URL', 'https://cbu.uz/en/arkhiv-kursov-valyut/json/'),
+      commercialBankUrl: url(env, 'RATES_BANK_URL', 'https://nbu.uz/en/exchange-rates/json/'),
+      fetchTimeoutMs: int(env, 'RATES_FETCH_TIMEOUT_MS', 10000, 100, 120000),
+    },
     validateResponses: str(env, 'VALIDATE_RESPONSES', nodeEnv === 'production' ? 'false' : 'true') === 'true',
   };
   if (!['debug', 'info', 'warn', 'error', 'silent'].includes(config.logLevel)) {
     throw new ConfigError('LOG_LEVEL must be debug, info, warn, error or silent');
+  }
+  if (!/^[A-Za-z0-9._-]{1,200}$/.test(config.rates.scheduleId)) {
+    throw new ConfigError('RATES_SCHEDULE_ID must be 1..200 letters, digits, dots, underscores or hyphens');
   }
   if (config.sessions.refreshIdleTtlSeconds > config.sessions.refreshAbsoluteTtlSeconds) {
     throw new ConfigError('REFRESH_TOKEN_IDLE_TTL_SECONDS cannot exceed REFRESH_TOKEN_ABSOLUTE_TTL_SECONDS');

@@ -53,6 +53,7 @@ cat >&2 <<MSG
   API          http://localhost:$PORT/api/v1
   API docs     http://localhost:$PORT/docs
   Temporal UI  http://localhost:$TEMPORAL_UI_PORT
+  Rates job    http://localhost:$TEMPORAL_UI_PORT/namespaces/default/schedules/${RATES_SCHEDULE_ID:-rates-refresh}
   Dev mail     http://localhost:$PORT/dev/mail?to=you@example.com
 
   Ctrl-C stops everything.

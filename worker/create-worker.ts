@@ -6,6 +6,7 @@ import type { Logger } from '../core/logger';
 import type { Mailer } from '../core/mail';
 import { createOperationIndex, loadOpenApiDocument } from '../contracts/operations';
 import { createFactorSecrets } from '../core/factor-secrets';
+import { createRateSources } from '../adapters/rates';
 
 export interface WorkerDeps {
   config: Config;
@@ -31,6 +32,7 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
     defaultPermissions: createOperationIndex(loadOpenApiDocument()).defaultPermissions(),
     factorSecrets: createFactorSecrets(deps.config.secondFactors.secretKeys),
     emailCodeTtlSeconds: deps.config.secondFactors.emailCodeTtlSeconds,
+    rateSources: createRateSources(deps.config.rates),
   });
   const bundlePath = deps.workflowBundlePath ?? deps.config.temporal.workflowBundlePath;
   const workflows: Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> = bundlePath

@@ -9,6 +9,7 @@ import { initModels } from '../db/models';
 import { createWorker } from './create-worker';
 import { ensureSearchAttributes } from './search-attributes';
 import { startRelay } from './start-relay';
+import { ensureRatesSchedule } from '../adapters/temporal/rates-schedule';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -36,9 +37,14 @@ async function main(): Promise<void> {
     logger,
   });
   const clientConnection = await Connection.connect({ address: config.temporal.address });
+  const client = new Client({ connection: clientConnection, namespace: config.temporal.namespace });
+  // The scheduled job: every worker makes sure the Schedule exists with this configuration.
+  const schedule = { ...config.rates, taskQueue: config.temporal.taskQueue };
+  const scheduleOutcome = await ensureRatesSchedule(client, schedule);
+  logger.info('rates schedule ready', { scheduleId: schedule.scheduleId, intervalSeconds: schedule.refreshIntervalSeconds, outcome: scheduleOutcome });
   const relay = startRelay({
     db,
-    client: new Client({ connection: clientConnection, namespace: config.temporal.namespace }),
+    client,
     logger: logger.child({ component: 'start-relay' }),
     taskQueue: config.temporal.taskQueue,
     intervalMs: config.temporal.startRelayIntervalMs,

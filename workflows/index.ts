@@ -4,3 +4,4 @@ export { registrationWorkflow } from './identity/registration.workflow';
 export { emailChallengeWorkflow } from './identity/email-challenge.workflow';
 export { periodCloseWorkflow } from './ledger/period-close.workflow';
 export { invitationMailWorkflow, invitationWorkflow } from './identity/invitation.workflow';
+export { ratesRefreshWorkflow } from './rates/rates-refresh.workflow';

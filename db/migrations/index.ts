@@ -11,6 +11,7 @@ import * as forceRowLevelSecurity from './2026.11.23T09.00.00.force-row-level-se
 import * as workflowStarts from './2026.11.23T10.00.00.workflow-starts';
 import * as syncRolePermissions from './2026.11.23T11.00.00.sync-role-permissions';
 import * as membershipInvitations from './2026.11.23T12.00.00.membership-invitations';
+import * as exchangeRates from './2026.11.23T13.00.00.exchange-rates';
 
 export type { MigrationContext };
 
@@ -33,4 +34,5 @@ export const MIGRATIONS: Array<{ name: string; module: MigrationModule }> = [
   { name: '2026.11.23T10.00.00.workflow-starts', module: workflowStarts },
   { name: '2026.11.23T11.00.00.sync-role-permissions', module: syncRolePermissions },
   { name: '2026.11.23T12.00.00.membership-invitations', module: membershipInvitations },
+  { name: '2026.11.23T13.00.00.exchange-rates', module: exchangeRates },
 ];

@@ -5,6 +5,7 @@ import { initAccountingModels } from './accounting';
 import { initLedgerModels } from './ledger';
 import { initAuditModels } from './audit';
 import { initMailModels } from './mail';
+import { initRateModels } from './rates';
 
 export * from './identity';
 export * from './organisation';
@@ -12,6 +13,7 @@ export * from './accounting';
 export * from './ledger';
 export * from './audit';
 export * from './mail';
+export * from './rates';
 
 /** Binds every model to the given connection; called once per process at start-up. */
 export function initModels(sequelize: Sequelize): void {
@@ -21,4 +23,5 @@ export function initModels(sequelize: Sequelize): void {
   initLedgerModels(sequelize);
   initAuditModels(sequelize);
   initMailModels(sequelize);
+  initRateModels(sequelize);
 }

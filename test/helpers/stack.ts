@@ -73,14 +73,21 @@ export async function startTestStack(
     Runtime.install({ logger: new DefaultLogger('WARN') });
     runtimeInstalled = true;
   }
-  const config = loadTestConfig(overrides);
+  const taskQueue = `test-${path.basename(expect.getState().testPath ?? 'suite')}-${randomUUID()}`;
+  // Each stack has its own rate-refresh Schedule, and no stack reads a real bank unless the test says so:
+  // port 9 refuses at once.
+  const config = loadTestConfig({
+    RATES_SCHEDULE_ID: `rates-refresh-${taskQueue}`,
+    RATES_CBU_URL: 'http://127.0.0.1:9/cbu',
+    RATES_BANK_URL: 'http://127.0.0.1:9/bank',
+    ...overrides,
+  });
   const logger = createLogger(config.logLevel);
   const db = createSequelize(config.database.url, { poolMax: 20 });
   initModels(db);
   const owner = createSequelize(config.database.ownerUrl, { poolMax: 1 });
   const admin = createSequelize(adminUrlOf(config), { poolMax: 2 });
   const doc = loadOpenApiDocument();
-  const taskQueue = `test-${path.basename(expect.getState().testPath ?? 'suite')}-${randomUUID()}`;
   const mailer = createOutboxMailer({ store: (message) => storeOutboxMessage(db, message) });
 
   // Without the in-process worker, the test brings its own (e.g. a child process it can kill).
@@ -123,6 +130,8 @@ export async function startTestStack(
     relay,
     async stop() {
       await relay.stop();
+      // A Schedule outlives its stack unless deleted (POST /rates/refresh creates one when it is missing).
+      await temporal.schedule.getHandle(config.rates.scheduleId).delete().catch(() => undefined);
       worker?.shutdown();
       await running;
       await nativeConnection.close();

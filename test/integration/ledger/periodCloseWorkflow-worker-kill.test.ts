@@ -26,6 +26,10 @@ function startWorker(): ChildProcess {
       LOG_LEVEL: 'warn',
       TEMPORAL_TASK_QUEUE: stack.taskQueue,
       WORKFLOW_BUNDLE_PATH: stack.workflowBundlePath,
+      // The worker also makes sure of its rate-refresh Schedule: this stack's, reading nothing real.
+      RATES_SCHEDULE_ID: stack.config.rates.scheduleId,
+      RATES_CBU_URL: stack.config.rates.centralBankUrl,
+      RATES_BANK_URL: stack.config.rates.commercialBankUrl,
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   });

@@ -1,0 +1,102 @@
+import { Op } from 'sequelize';
+import { ExchangeRate, RateSourceState } from '../../models';
+import { execute, selectRows, transactionOf, type Db, type Tx } from '../../connection';
+import { canonical, type RateSourceCode, type SourcedRate } from '../../../core/rates';
+
+// Rates and each source's refresh state. Reads go straight through the models; the refresh writes one
+// transaction per run (its sources' rates and states together).
+
+export interface StoredRate {
+  currency: string;
+  name: string;
+  effectiveDate: string;
+  rate: string | null;
+  buyRate: string | null;
+  sellRate: string | null;
+  sourceUpdatedAt: Date | null;
+  fetchedAt: Date;
+}
+
+export interface SourceState {
+  lastAttemptAt: Date | null;
+  lastSuccessAt: Date | null;
+  lastError: string | null;
+}
+
+const decimal = (value: string | null) => (value === null ? null : canonical(value));
+
+export async function sourceState(db: Db, source: RateSourceCode): Promise<SourceState> {
+  const row = await RateSourceState.findByPk(source, { transaction: transactionOf(db) });
+  return { lastAttemptAt: row?.lastAttemptAt ?? null, lastSuccessAt: row?.lastSuccessAt ?? null, lastError: row?.lastError ?? null };
+}
+
+/**
+ * The source's latest publication that applies on `date`: every rate of the greatest effective day on or
+ * before it (a weekend or holiday shows the last working day's rates), by currency code.
+ */
+export async function publicationOn(db: Db, source: RateSourceCode, date: string): Promise<StoredRate[]> {
+  const transaction = transactionOf(db);
+  const latest = await ExchangeRate.max<string, ExchangeRate>('effectiveDate', {
+    where: { source, effectiveDate: { [Op.lte]: date } },
+    transaction,
+  });
+  if (!latest) return [];
+  const rows = await ExchangeRate.findAll({ where: { source, effectiveDate: latest }, order: [['currencyCode', 'ASC']], transaction });
+  return rows.map((r) => ({
+    currency: r.currencyCode,
+    name: r.currencyName,
+    effectiveDate: r.effectiveDate,
+    rate: decimal(r.rate),
+    buyRate: decimal(r.buyRate),
+    sellRate: decimal(r.sellRate),
+    sourceUpdatedAt: r.sourceUpdatedAt,
+    fetchedAt: r.fetchedAt,
+  }));
+}
+
+/** Each attempt to read a source moves its last attempt, committed at once (whatever the attempt's fate). */
+export async function recordAttempt(db: Db, source: RateSourceCode): Promise<void> {
+  await execute(db, 'UPDATE rate_sources SET last_attempt_at = greatest(last_attempt_at, now()) WHERE code = :source', { source });
+}
+
+/**
+ * Stores what a source published: new rows are added; a row whose values changed is corrected (its
+ * fetchedAt moves); an unchanged row keeps the time it was first stored. The source's last success moves.
+ */
+export async function storePublication(tx: Tx, source: RateSourceCode, rates: SourcedRate[], fetchedAt: Date): Promise<number> {
+  const rows = rates.map((r) => ({
+    currency_code: r.currency,
+    currency_name: r.name,
+    effective_date: r.effectiveDate,
+    rate: r.rate,
+    buy_rate: r.buyRate,
+    sell_rate: r.sellRate,
+    source_updated_at: r.sourceUpdatedAt,
+  }));
+  const stored = await selectRows<{ n: string }>(
+    tx,
+    `WITH written AS (
+       INSERT INTO exchange_rates AS e (source, effective_date, currency_code, currency_name, rate, buy_rate, sell_rate, source_updated_at, fetched_at)
+       SELECT :source, r.effective_date, r.currency_code, r.currency_name, r.rate, r.buy_rate, r.sell_rate, r.source_updated_at, :fetchedAt
+         FROM jsonb_to_recordset(CAST(:rows AS jsonb))
+              AS r (currency_code text, currency_name text, effective_date date, rate numeric, buy_rate numeric, sell_rate numeric, source_updated_at timestamptz)
+       ON CONFLICT (source, effective_date, currency_code) DO UPDATE
+          SET currency_name = EXCLUDED.currency_name, rate = EXCLUDED.rate, buy_rate = EXCLUDED.buy_rate,
+              sell_rate = EXCLUDED.sell_rate, source_updated_at = EXCLUDED.source_updated_at, fetched_at = EXCLUDED.fetched_at
+        WHERE (e.currency_name, e.rate, e.buy_rate, e.sell_rate, e.source_updated_at)
+              IS DISTINCT FROM (EXCLUDED.currency_name, EXCLUDED.rate, EXCLUDED.buy_rate, EXCLUDED.sell_rate, EXCLUDED.source_updated_at)
+       RETURNING 1)
+     SELECT count(*) AS n FROM written`,
+    { source, rows: JSON.stringify(rows), fetchedAt },
+  );
+  await execute(tx, 'UPDATE rate_sources SET last_success_at = greatest(last_success_at, :fetchedAt), last_error = NULL WHERE code = :source', {
+    source,
+    fetchedAt,
+  });
+  return Number(stored[0]?.n ?? 0);
+}
+
+/** A refresh that got nothing from the source: its reason is kept, its rates and last success stay. */
+export async function storeFailure(tx: Tx, source: RateSourceCode, reason: string): Promise<void> {
+  await execute(tx, 'UPDATE rate_sources SET last_error = :reason WHERE code = :source', { source, reason: reason.slice(0, 1000) });
+}
