@@ -106,6 +106,9 @@ describe('no request leaves work that nothing will finish (workflow-start outbox
     const close = await ledger.close('2025-04-30').expect(202);
     const first = await waitForClose(ledger, close.body.id);
     const workflowId = periodCloseWorkflowId(user.me.company.id, '2025-04-30');
+    // The close is COMPLETED once its last activity commits; its run ends a moment later. Only an ended
+    // run lets the recorded start begin a second one (while it runs, the start is ALREADY_STARTED).
+    expect(await stack.temporal.workflow.getHandle(workflowId).result()).toMatchObject({ status: 'COMPLETED' });
     await stack.admin.query(
       `INSERT INTO workflow_starts (id, workflow_id, workflow_type, task_queue, args, tenant_attribute, id_reuse_policy)
        SELECT gen_random_uuid(), workflow_id, workflow_type, task_queue, args, tenant_attribute, id_reuse_policy FROM workflow_starts WHERE workflow_id = :workflowId`,
