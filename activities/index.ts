@@ -3,8 +3,9 @@ import { createEmailChallengeActivities, type EmailChallengeDeps } from './ident
 import { createPeriodCloseActivities } from './ledger/period-close';
 import { createInvitationActivities, type InvitationDeps } from './identity/invitation';
 import { createRatesRefreshActivities, type RatesRefreshDeps } from './rates/rates-refresh';
+import { createPushFanoutActivities, type PushFanoutDeps } from './notifications/push-fanout';
 
-export type ActivityDeps = RegistrationDeps & EmailChallengeDeps & InvitationDeps & RatesRefreshDeps;
+export type ActivityDeps = RegistrationDeps & EmailChallengeDeps & InvitationDeps & RatesRefreshDeps & PushFanoutDeps;
 
 /** Every activity the worker registers, built from its dependencies. */
 export function createActivities(deps: ActivityDeps) {
@@ -14,5 +15,6 @@ export function createActivities(deps: ActivityDeps) {
     ...createPeriodCloseActivities(deps),
     ...createInvitationActivities(deps),
     ...createRatesRefreshActivities(deps),
+    ...createPushFanoutActivities(deps),
   };
 }

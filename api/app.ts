@@ -35,6 +35,8 @@ import { serviceHandlers } from './service/handlers';
 import { docsRoutes } from './service/docs';
 import { ratesHandlers } from './rates/handlers';
 import { createRates } from './rates/rates';
+import { notificationHandlers } from './notifications/handlers';
+import { createNotifications } from './notifications/notifications';
 
 export interface AppDeps {
   config: Config;
@@ -80,6 +82,12 @@ function createHandlers(deps: AppDeps, doc: OpenApiDocument, index: OperationInd
       doc,
       index,
       invitations: createInvitations({ db, workflows, hasher, sessions, factors, limits }),
+    }),
+    ...notificationHandlers({
+      db,
+      notifications: createNotifications({ db, workflows }),
+      // Without FCM credentials the development adapter sends (production refuses to start without them).
+      developmentPush: config.push.fcmServiceAccountFile === null,
     }),
     ...ratesHandlers({
       rates: createRates({

@@ -12,9 +12,14 @@ export const FailureType = {
   RatesDocumentMalformed: 'RatesDocumentMalformed',
   /** A rate source refused the request in a way a retry will not change (HTTP 4xx). */
   RatesSourceRefused: 'RatesSourceRefused',
+  /** The push provider refused a notification for good (malformed, sender mismatch). */
+  PushRejected: 'PushRejected',
 } as const;
 
 export type FailureType = (typeof FailureType)[keyof typeof FailureType];
 
 /** A rate source could not be reached or answered 5xx: retried on the source's retry profile. */
 export const RATES_SOURCE_UNAVAILABLE = 'RatesSourceUnavailable';
+
+/** The push provider could not take a notification now: retried with backoff. */
+export const PUSH_UNAVAILABLE = 'PushUnavailable';

@@ -55,6 +55,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/dev/push": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Pushes recorded by the development push adapter (only while it is active, central host only) */
+        get: operations["listDevelopmentPush"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/dev/mail": {
         parameters: {
             query?: never;
@@ -1105,6 +1122,96 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/notifications/devices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Register a device of the caller for push notifications (idempotent per token)
+         * @description The same token again answers the same device id; a token another member had (in any workspace) moves
+         *     to the caller. `platform` is derived from the User-Agent: ANDROID, IOS (iPhone, iPad, iOS, CFNetwork),
+         *     WEB (a browser) or UNKNOWN. The token is never answered back.
+         */
+        post: operations["registerDevice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/notifications/devices/{deviceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                deviceId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove one of the caller's own devices (another member's answers 404) */
+        delete: operations["removeDevice"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/notifications/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Push a notification to every device of an ACTIVE member (idempotent per requestId)
+         * @description Answers 202 with the message id and the number of devices it goes to, and starts the workflow
+         *     `push-<tenantId>-<requestId>` (one activity per device). The same requestId with the same content
+         *     answers the same message and never sends twice; with other content it is 409 `request-id-reused`.
+         *     A recipient who is not a member of the workspace is 404; a SUSPENDED one is 409 `recipient-not-active`.
+         *     Audited (without the message text).
+         */
+        post: operations["sendNotification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/notifications/messages/{messageId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                messageId: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * A message's status and its per-device counts
+         * @description `status`: QUEUED (recorded), SENDING (the fan-out runs), DELIVERED (every device got it), PARTIAL
+         *     (some did), FAILED (none did, or the member had no device). `counts` maps the device states PENDING,
+         *     SENT, FAILED and INVALID_TOKEN (the provider no longer knows the token; the device was removed) to
+         *     how many devices are in each.
+         */
+        get: operations["getNotificationStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/rates": {
         parameters: {
             query?: never;
@@ -1161,6 +1268,53 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        DeviceRequest: {
+            /** @description The provider's registration token */
+            token: string;
+        };
+        DeviceResponse: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            platform: "ANDROID" | "IOS" | "WEB" | "UNKNOWN";
+        };
+        SendRequest: {
+            /** Format: uuid */
+            recipientMembershipId: string;
+            /**
+             * Format: uuid
+             * @description The client's idempotency key
+             */
+            requestId: string;
+            title: string;
+            body: string;
+            /** @description Where a tap leads in the app: one leading slash */
+            clickPath?: string;
+        };
+        Enqueued: {
+            /** Format: uuid */
+            id: string;
+            /** Format: int32 */
+            devices: number;
+        };
+        MessageStatus: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            status: "QUEUED" | "SENDING" | "DELIVERED" | "PARTIAL" | "FAILED";
+            counts: {
+                [key: string]: number;
+            };
+        };
+        DevPush: {
+            title: string;
+            body: string;
+            clickPath: string | null;
+            /** Format: uuid */
+            messageId: string;
+            /** Format: date-time */
+            sentAt: string;
+        };
         RatesResponse: {
             /** @enum {string} */
             baseCurrency: "UZS";
@@ -2104,6 +2258,32 @@ export interface operations {
                     "application/json": Record<string, never>;
                 };
             };
+        };
+    };
+    listDevelopmentPush: {
+        parameters: {
+            query: {
+                token: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Newest first, at most 50 */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DevPush"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listDevelopmentMail: {
@@ -3905,6 +4085,122 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PeriodClose"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    registerDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeviceRequest"];
+            };
+        };
+        responses: {
+            /** @description The device */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeviceResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    removeDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                deviceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    sendNotification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SendRequest"];
+            };
+        };
+        responses: {
+            /** @description Enqueued */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Enqueued"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getNotificationStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                messageId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The status */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageStatus"];
                 };
             };
             400: components["responses"]["BadRequest"];

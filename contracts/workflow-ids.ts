@@ -7,3 +7,4 @@ export const emailChallengeWorkflowId = (challengeId: string): string => `email-
 export const periodCloseWorkflowId = (legalEntityId: string, closeDate: string): string => `period-close-${legalEntityId}-${closeDate}`;
 export const invitationWorkflowId = (invitationId: string): string => `invitation-${invitationId}`;
 export const invitationMailWorkflowId = (invitationId: string): string => `invitation-mail-${invitationId}`;
+export const pushWorkflowId = (tenantId: string, requestId: string): string => `push-${tenantId}-${requestId}`;

@@ -42,6 +42,9 @@ export const AUDIT_ACTIONS = {
   'ledger.period.close-requested': { category: 'LEDGER', label: 'Period close requested', kind: 'OTHER' },
   'ledger.period.closed': { category: 'LEDGER', label: 'Period closed', kind: 'OTHER' },
   'ledger.period.close-failed': { category: 'LEDGER', label: 'Period close failed', kind: 'OTHER' },
+  'notifications.device.registered': { category: 'NOTIFICATIONS', label: 'Device registered for push', kind: 'CREATE' },
+  'notifications.device.removed': { category: 'NOTIFICATIONS', label: 'Device removed', kind: 'DELETE' },
+  'notifications.message.sent': { category: 'NOTIFICATIONS', label: 'Notification sent', kind: 'CREATE' },
   'rates.refresh.requested': { category: 'RATES', label: 'Exchange-rate refresh requested', kind: 'OTHER' },
 } as const satisfies Record<string, { category: string; label: string; kind: AuditActionKind }>;
 

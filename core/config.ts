@@ -64,6 +64,12 @@ export interface Config {
     from: string;
   };
   validateResponses: boolean;
+  push: {
+    /** A Firebase service-account key file (FCM HTTP v1); without one the development adapter records pushes. */
+    fcmServiceAccountFile: string | null;
+    fcmEndpoint: string;
+    timeoutMs: number;
+  };
   rates: {
     /** The Temporal Schedule that refreshes the rates; created (or updated) by every worker at start. */
     scheduleId: string;
@@ -186,7 +192,7 @@ export function loadConfig(env: Env = process.env): Config {
   const nodeEnv = env.NODE_ENV ?? '';
   if (nodeEnv === '') {
     throw new ConfigError(
-      'NODE_ENV is not set: use production (with JWT_KEYS, SECOND_FACTOR_SECRET_KEYS and SENDGRID_API_KEY), ' +
+      'NODE_ENV is not set: use production (with JWT_KEYS, SECOND_FACTOR_SECRET_KEYS, SENDGRID_API_KEY and PUSH_FCM_SERVICE_ACCOUNT_FILE), ' +
         'or development / test for the built-in development keys and mail outbox',
     );
   }
@@ -267,6 +273,11 @@ export function loadConfig(env: Env = process.env): Config {
         perEmail: rate(env, 'RATE_LIMIT_INVITATION_ACCEPT_PER_EMAIL', '10/600'),
       },
     },
+    push: {
+      fcmServiceAccountFile: env.PUSH_FCM_SERVICE_ACCOUNT_FILE || null,
+      fcmEndpoint: url(env, 'PUSH_FCM_ENDPOINT', 'https://fcm.googleapis.com'),
+      timeoutMs: int(env, 'PUSH_TIMEOUT_MS', 10000, 100, 120000),
+    },
     rates: {
       scheduleId: str(env, 'RATES_SCHEDULE_ID', 'rates-refresh'),
       refreshIntervalSeconds: int(env, 'RATES_REFRESH_INTERVAL_SECONDS', 3600, 60, 7 * 86400),
@@ -279,6 +290,7 @@ export function loadConfig(env: Env = process.env): Config {
   if (!['debug', 'info', 'warn', 'error', 'silent'].includes(config.logLevel)) {
     throw new ConfigError('LOG_LEVEL must be debug, info, warn, error or silent');
   }
+  if (production && !config.push.fcmServiceAccountFile) throw new ConfigError('PUSH_FCM_SERVICE_ACCOUNT_FILE is required in production');
   if (!/^[A-Za-z0-9._-]{1,200}$/.test(config.rates.scheduleId)) {
     throw new ConfigError('RATES_SCHEDULE_ID must be 1..200 letters, digits, dots, underscores or hyphens');
   }

@@ -7,6 +7,8 @@ import type { Mailer } from '../core/mail';
 import { createOperationIndex, loadOpenApiDocument } from '../contracts/operations';
 import { createFactorSecrets } from '../core/factor-secrets';
 import { createRateSources } from '../adapters/rates';
+import { createPushSender } from '../adapters/push';
+import { storePushOutbox } from '../db/repositories/push/outbox';
 
 export interface WorkerDeps {
   config: Config;
@@ -33,6 +35,7 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
     factorSecrets: createFactorSecrets(deps.config.secondFactors.secretKeys),
     emailCodeTtlSeconds: deps.config.secondFactors.emailCodeTtlSeconds,
     rateSources: createRateSources(deps.config.rates),
+    pushSender: createPushSender(deps.config.push, { store: (n, ref) => storePushOutbox(deps.db, n, ref) }),
   });
   const bundlePath = deps.workflowBundlePath ?? deps.config.temporal.workflowBundlePath;
   const workflows: Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> = bundlePath

@@ -5,3 +5,4 @@ export { emailChallengeWorkflow } from './identity/email-challenge.workflow';
 export { periodCloseWorkflow } from './ledger/period-close.workflow';
 export { invitationMailWorkflow, invitationWorkflow } from './identity/invitation.workflow';
 export { ratesRefreshWorkflow } from './rates/rates-refresh.workflow';
+export { pushFanoutWorkflow } from './notifications/push-fanout.workflow';

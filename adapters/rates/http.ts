@@ -1,3 +1,4 @@
+import { networkFailureReason } from '../network-errors';
 import { MalformedRateDocument, RateSourceUnavailable } from '../../core/rates';
 
 /** A rate feed is a few kilobytes; anything near this size is not one. */
@@ -17,10 +18,7 @@ export async function fetchJsonDocument(url: string, options: { timeoutMs: numbe
       signal: AbortSignal.timeout(options.timeoutMs),
     });
   } catch (err) {
-    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
-    const reason = (err as Error).name === 'TimeoutError'
-      ? `no answer within ${options.timeoutMs} ms`
-      : cause?.code ?? cause?.message ?? (err as Error).message;
+    const reason = networkFailureReason(err, options.timeoutMs);
     throw new RateSourceUnavailable(`${options.label}: ${new URL(url).host} could not be reached (${reason})`, true);
   }
   if (!response.ok) {

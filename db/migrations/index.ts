@@ -12,6 +12,7 @@ import * as workflowStarts from './2026.11.23T10.00.00.workflow-starts';
 import * as syncRolePermissions from './2026.11.23T11.00.00.sync-role-permissions';
 import * as membershipInvitations from './2026.11.23T12.00.00.membership-invitations';
 import * as exchangeRates from './2026.11.23T13.00.00.exchange-rates';
+import * as pushNotifications from './2026.11.23T14.00.00.push-notifications';
 
 export type { MigrationContext };
 
@@ -35,4 +36,5 @@ export const MIGRATIONS: Array<{ name: string; module: MigrationModule }> = [
   { name: '2026.11.23T11.00.00.sync-role-permissions', module: syncRolePermissions },
   { name: '2026.11.23T12.00.00.membership-invitations', module: membershipInvitations },
   { name: '2026.11.23T13.00.00.exchange-rates', module: exchangeRates },
+  { name: '2026.11.23T14.00.00.push-notifications', module: pushNotifications },
 ];

@@ -118,6 +118,10 @@ const OPERATIONS: Array<[string, string[], Call]> = [
   ['createInvitation', MEMBER_ADMINS, (role) => api(stack).post('/api/v1/membership-invitations?delivery=MANUAL').send({ email: `invitee-${role.toLowerCase()}@example.com`, roles: ['VIEWER'] })],
   ['revokeInvitation', MEMBER_ADMINS, () => api(stack).delete(`/api/v1/membership-invitations/${randomUUID()}`)],
   ['completeOnboarding', MEMBER_ADMINS, () => api(stack).put('/api/v1/company').send({ name: 'Permission Test LLC', taxId: '301234567' })],
+  ['registerDevice', ALL, (role) => api(stack).post('/api/v1/notifications/devices').send({ token: `permission-test-device-${role}-0123456789` })],
+  ['removeDevice', ALL, () => api(stack).delete(`/api/v1/notifications/devices/${randomUUID()}`)],
+  ['sendNotification', MEMBER_READERS, () => api(stack).post('/api/v1/notifications/messages').send({ recipientMembershipId: owner.me.membershipId, requestId: randomUUID(), title: 't', body: 'b' })],
+  ['getNotificationStatus', MEMBER_READERS, () => api(stack).get(`/api/v1/notifications/messages/${randomUUID()}`)],
   ['listRates', ALL, () => api(stack).get('/api/v1/rates')],
   ['refreshRates', MEMBER_ADMINS, () => api(stack).post('/api/v1/rates/refresh')],
   // Last: once the ADMIN has archived the company, the other roles are still refused by permission first.

@@ -50,7 +50,9 @@ function overflowing(schema: Schema | undefined, depth = 0): unknown {
     case 'boolean':
       return true;
     default:
-      return s.enum ? s.enum[0] : '9'.repeat(40) + '.99';
+      // One past the longest a string may be; without a limit, more digits than any amount holds.
+      if (s.enum) return s.enum[0];
+      return typeof s.maxLength === 'number' ? '9'.repeat(s.maxLength + 1) : '9'.repeat(40) + '.99';
   }
 }
 

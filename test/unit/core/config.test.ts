@@ -27,6 +27,19 @@ describe('configuration is validated at start-up', () => {
     [{ NODE_ENV: 'development', ACCESS_TOKEN_TTL_SECONDS: '5' }, /ACCESS_TOKEN_TTL_SECONDS/],
     [{ NODE_ENV: 'production', SENDGRID_API_KEY: 'k' }, /JWT_KEYS/],
     [{ NODE_ENV: 'production', JWT_KEYS: `k1:${Buffer.alloc(32, 1).toString('base64')}` }, /SENDGRID_API_KEY/],
+    [
+      {
+        NODE_ENV: 'production',
+        SENDGRID_API_KEY: 'k',
+        JWT_KEYS: `k1:${Buffer.alloc(32, 1).toString('base64')}`,
+        SECOND_FACTOR_SECRET_KEYS: `f1:${Buffer.alloc(32, 2).toString('base64')}`,
+      },
+      /PUSH_FCM_SERVICE_ACCOUNT_FILE is required in production/,
+    ],
+    [{ NODE_ENV: 'development', RATES_CBU_URL: 'ftp://cbu.uz/rates.json' }, /RATES_CBU_URL must be an http\(s\) URL/],
+    [{ NODE_ENV: 'development', RATES_BANK_URL: 'not a url' }, /RATES_BANK_URL must be an http\(s\) URL/],
+    [{ NODE_ENV: 'development', RATES_REFRESH_INTERVAL_SECONDS: '30' }, /RATES_REFRESH_INTERVAL_SECONDS must be between 60 and 604800/],
+    [{ NODE_ENV: 'development', RATES_SCHEDULE_ID: 'rates refresh' }, /RATES_SCHEDULE_ID must be/],
     [{ NODE_ENV: 'development', JWT_KEYS: 'k1:c2hvcnQ=' }, /at least 32 bytes/],
     [{ NODE_ENV: 'development', REFRESH_TOKEN_IDLE_TTL_SECONDS: '7200', REFRESH_TOKEN_ABSOLUTE_TTL_SECONDS: '3600' }, /cannot exceed/],
   ])('%o is refused', (env, message) => {
