@@ -33,6 +33,8 @@ import { auditHandlers } from './audit/handlers';
 import { mailHandlers } from './mail/handlers';
 import { serviceHandlers } from './service/handlers';
 import { docsRoutes } from './service/docs';
+import { createMailDomains } from '../adapters/dns/mail-domains';
+import type { MailDomains } from '../core/email-validation';
 import { ratesHandlers } from './rates/handlers';
 import { createRates } from './rates/rates';
 import { notificationHandlers } from './notifications/handlers';
@@ -49,6 +51,8 @@ export interface AppDeps {
   tokens?: AccessTokenIssuer;
   doc?: OpenApiDocument;
   taskQueue?: string;
+  /** DNS look-ups of email domains; built from config when not given. */
+  mailDomains?: MailDomains;
 }
 
 /** Every operation's handler, by operation id, built from the app's dependencies. */
@@ -66,7 +70,12 @@ function createHandlers(deps: AppDeps, doc: OpenApiDocument, index: OperationInd
   const factors = createSecondFactorService({ db, hasher, factorSecrets, workflows, settings: config.secondFactors, limits });
   return {
     ...serviceHandlers({ db, temporal: deps.temporal, doc }),
-    ...mailHandlers({ db, mailer: deps.mailer }),
+    ...mailHandlers({
+      db,
+      mailer: deps.mailer,
+      limits,
+      mailDomains: deps.mailDomains ?? createMailDomains({ servers: config.mail.dnsServers, timeoutMs: config.mail.dnsTimeoutMs }),
+    }),
     ...identityHandlers({
       registration: createRegistration({ db, workflows, hasher, sessions, factors, limits }),
       login: createLogin({ db, hasher, sessions, factors, limits, baseDomain: config.baseDomain }),

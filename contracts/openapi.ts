@@ -110,6 +110,31 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/email/validate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check an email address's syntax and its domain's mail servers (MX, or A/AAAA)
+         * @description Public and rate-limited per client IP and per address. The syntax is checked beyond the `email`
+         *     format (RFC 5321 lengths, dots, a host name ending in a top-level domain), then the domain's MX
+         *     records (or, without MX, an address record) through DNS with a short deadline. `code`: VALID,
+         *     INVALID_FORMAT, NO_MAIL_SERVER (the domain exists but takes no mail, e.g. a null MX),
+         *     DOMAIN_NOT_FOUND, or UNVERIFIED when DNS did not answer in time. `mailbox` is always UNVERIFIED: no
+         *     mail server is contacted, and the answer never depends on whether an account uses the address.
+         */
+        post: operations["validateEmail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/auth/register": {
         parameters: {
             query?: never;
@@ -1268,6 +1293,17 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        EmailValidationReport: {
+            /** @enum {string} */
+            code: "VALID" | "INVALID_FORMAT" | "NO_MAIL_SERVER" | "DOMAIN_NOT_FOUND" | "UNVERIFIED";
+            /** @description The part after @, lower-cased */
+            domain: string;
+            /** @enum {string} */
+            format: "VALID" | "INVALID";
+            /** @enum {string} */
+            mailbox: "UNVERIFIED";
+            message: string;
+        };
         DeviceRequest: {
             /** @description The provider's registration token */
             token: string;
@@ -2330,6 +2366,35 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RegistrationReceipt"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    validateEmail: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmailRequest"];
+            };
+        };
+        responses: {
+            /** @description The report */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmailValidationReport"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -62,6 +62,9 @@ export interface Config {
   mail: {
     sendgridApiKey: string | null;
     from: string;
+    /** DNS servers for email validation ("host" or "host:port"); empty = the system's. */
+    dnsServers: string[];
+    dnsTimeoutMs: number;
   };
   validateResponses: boolean;
   push: {
@@ -102,7 +105,7 @@ function int(env: Env, name: string, fallback: number, min: number, max: number)
 }
 
 /** The operations limited per client IP and per target email (request-rate limits). */
-export type LimitedAction = 'login' | 'register' | 'magicLink' | 'emailChallenge' | 'invitationAccept';
+export type LimitedAction = 'login' | 'register' | 'magicLink' | 'emailChallenge' | 'invitationAccept' | 'emailValidation';
 
 /** At most `points` requests in `seconds`. */
 export interface RateWindow {
@@ -258,6 +261,8 @@ export function loadConfig(env: Env = process.env): Config {
     mail: {
       sendgridApiKey,
       from: str(env, 'MAIL_FROM', 'no-reply@accounting.localhost'),
+      dnsServers: str(env, 'EMAIL_DNS_SERVERS', '').split(',').map((s) => s.trim()).filter(Boolean),
+      dnsTimeoutMs: int(env, 'EMAIL_DNS_TIMEOUT_MS', 2000, 100, 30000),
     },
     trustProxy: str(env, 'TRUST_PROXY', '').split(',').map((p) => p.trim()).filter(Boolean),
     requestLimits: {
@@ -271,6 +276,10 @@ export function loadConfig(env: Env = process.env): Config {
       invitationAccept: {
         perIp: rate(env, 'RATE_LIMIT_INVITATION_ACCEPT_PER_IP', '20/600'),
         perEmail: rate(env, 'RATE_LIMIT_INVITATION_ACCEPT_PER_EMAIL', '10/600'),
+      },
+      emailValidation: {
+        perIp: rate(env, 'RATE_LIMIT_EMAIL_VALIDATION_PER_IP', '30/60'),
+        perEmail: rate(env, 'RATE_LIMIT_EMAIL_VALIDATION_PER_EMAIL', '10/60'),
       },
     },
     push: {
