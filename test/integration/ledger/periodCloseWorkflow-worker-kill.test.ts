@@ -1,10 +1,9 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
 import { QueryTypes, type Transaction } from 'sequelize';
 import { startTestStack, type TestStack } from '../../helpers/stack';
 import { registerWorkspace } from '../../helpers/clients';
 import { ledgerApi, simpleEntry, waitForClose } from '../../helpers/ledger';
 import { snapshotLockKey } from '../../../db/repositories/ledger/period-closes';
+import { startWorkerProcess, until } from '../../helpers/worker-process';
 
 // The close's worker is a real child process here, so it can be killed with SIGKILL mid-step.
 let stack: TestStack;
@@ -15,40 +14,9 @@ afterAll(async () => {
   await stack.stop();
 });
 
-const ROOT = path.join(__dirname, '..', '..', '..');
-
-function startWorker(): ChildProcess {
-  const child = spawn(process.execPath, ['-r', path.join(ROOT, 'test/helpers/swc-register.js'), path.join(ROOT, 'worker/main.ts')], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'warn',
-      TEMPORAL_TASK_QUEUE: stack.taskQueue,
-      WORKFLOW_BUNDLE_PATH: stack.workflowBundlePath,
-      // The worker also makes sure of its rate-refresh Schedule: this stack's, reading nothing real.
-      RATES_SCHEDULE_ID: stack.config.rates.scheduleId,
-      RATES_CBU_URL: stack.config.rates.centralBankUrl,
-      RATES_BANK_URL: stack.config.rates.commercialBankUrl,
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  return child;
-}
-
-async function until<T>(probe: () => Promise<T | null>, timeoutMs: number, what: string): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== null) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 describe('periodCloseWorkflow survives a killed worker', () => {
   test('"killing the worker at any point and starting it again finishes the close with the same result"', async () => {
-    const first = startWorker(); // also runs the registration workflows below
+    const first = startWorkerProcess(stack, { LOG_LEVEL: 'warn' }); // also runs the registration workflows below
     const user = await registerWorkspace(stack);
     const ledger = ledgerApi(stack, user);
     for (let i = 1; i <= 30; i++) await ledger.post(simpleEntry(`2025-09-${String(1 + (i % 28)).padStart(2, '0')}`, `${i}.25`)).expect(201);
@@ -92,7 +60,7 @@ describe('periodCloseWorkflow survives a killed worker', () => {
       await holder;
     }
 
-    const second = startWorker();
+    const second = startWorkerProcess(stack, { LOG_LEVEL: 'warn' });
     try {
       const done = await waitForClose(ledger, close.body.id, 90_000);
       expect(done.status).toBe('COMPLETED');

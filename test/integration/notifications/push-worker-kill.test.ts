@@ -1,11 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import path from 'node:path';
 import { QueryTypes } from 'sequelize';
 import { startTestStack, type TestStack } from '../../helpers/stack';
 import { api, bearer, registerWorkspace } from '../../helpers/clients';
 import { addMember } from '../../helpers/members';
 import { pushOutboxCount } from '../../../db/repositories/push/outbox';
+import { startWorkerProcess, until } from '../../helpers/worker-process';
 
 // The fan-out's worker is a real child process here, so it can be killed with SIGKILL mid fan-out.
 let stack: TestStack;
@@ -16,35 +15,6 @@ afterAll(async () => {
   await stack.stop();
 });
 
-const ROOT = path.join(__dirname, '..', '..', '..');
-
-function startWorker(): ChildProcess {
-  return spawn(process.execPath, ['-r', path.join(ROOT, 'test/helpers/swc-register.js'), path.join(ROOT, 'worker/main.ts')], {
-    cwd: ROOT,
-    env: {
-      ...process.env,
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'error',
-      TEMPORAL_TASK_QUEUE: stack.taskQueue,
-      WORKFLOW_BUNDLE_PATH: stack.workflowBundlePath,
-      RATES_SCHEDULE_ID: stack.config.rates.scheduleId,
-      RATES_CBU_URL: stack.config.rates.centralBankUrl,
-      RATES_BANK_URL: stack.config.rates.commercialBankUrl,
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-}
-
-async function until<T>(probe: () => Promise<T | null>, timeoutMs: number, what: string): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== null) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
 const sentCount = async (messageId: string) => {
   const [row] = await stack.admin.query<{ n: string }>("SELECT count(*) AS n FROM push_deliveries WHERE message_id = :messageId AND state = 'SENT'", {
     replacements: { messageId },
@@ -54,7 +24,7 @@ const sentCount = async (messageId: string) => {
 };
 
 test('"a worker killed mid fan-out and restarted sends each device exactly one message"', async () => {
-  let worker = startWorker(); // also runs the registration workflow below
+  let worker = startWorkerProcess(stack); // also runs the registration workflow below
   try {
     const owner = await registerWorkspace(stack);
     const member = await addMember(stack, owner.me.tenantId, ['EMPLOYEE']);
@@ -75,12 +45,12 @@ test('"a worker killed mid fan-out and restarted sends each device exactly one m
     const sentAtKill = await until(async () => {
       const n = await sentCount(res.body.id);
       return n >= 10 ? n : null;
-    }, 30_000, 'the fan-out to start');
+    }, 30_000, 'the fan-out to start', 20);
     worker.kill('SIGKILL');
     await new Promise((resolve) => worker.once('exit', resolve));
     expect(sentAtKill).toBeLessThan(DEVICES);
 
-    worker = startWorker();
+    worker = startWorkerProcess(stack);
     const final = await until(async () => {
       const s = (await api(stack).get(`/api/v1/notifications/messages/${res.body.id}`).set(...bearer(owner.accessToken)).expect(200)).body;
       return s.status === 'DELIVERED' ? s : null;

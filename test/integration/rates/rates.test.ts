@@ -1,11 +1,10 @@
-import { spawn } from 'node:child_process';
-import path from 'node:path';
 import type { ScheduleDescription } from '@temporalio/client';
 import { QueryTypes } from 'sequelize';
 import { startTestStack, type TestStack } from '../../helpers/stack';
 import { api, bearer, registerWorkspace, type Registered } from '../../helpers/clients';
 import { addMember } from '../../helpers/members';
 import { fixture, startRateFeeds, type RateFeeds } from '../../helpers/rate-feeds';
+import { startWorkerProcess, until } from '../../helpers/worker-process';
 import { ensureRatesSchedule } from '../../../adapters/temporal/rates-schedule';
 import type { RatesRefreshResult } from '../../../contracts/rates';
 
@@ -14,7 +13,6 @@ import type { RatesRefreshResult } from '../../../contracts/rates';
 // Rates are global (every workspace reads the same), so this file owns the rate tables: other files'
 // stacks only ever fail to reach their sources, which moves lastAttemptAt and nothing else.
 
-const ROOT = path.join(__dirname, '..', '..', '..');
 const INTERVAL = 3600;
 let stack: TestStack;
 let feeds: RateFeeds;
@@ -44,22 +42,12 @@ const schedule = () => stack.temporal.schedule.getHandle(stack.config.rates.sche
 const settings = (refreshIntervalSeconds = INTERVAL) => ({ ...stack.config.rates, refreshIntervalSeconds, taskQueue: stack.taskQueue });
 const rates = (query = '', token = owner.accessToken) => api(stack).get(`/api/v1/rates${query}`).set(...bearer(token));
 
-async function until<T>(probe: () => Promise<T | null>, what: string, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== null) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
-
 /** The Schedule once it has taken `taken` runs and none is running. */
 function settled(taken: number): Promise<ScheduleDescription> {
   return until(async () => {
     const d = await schedule().describe();
     return d.info.numActionsTaken >= taken && d.info.runningActions.length === 0 ? d : null;
-  }, `the Schedule to finish run ${taken}`);
+  }, 30_000, `the Schedule to finish run ${taken}`);
 }
 
 /** The result of the Schedule's newest run. */
@@ -88,23 +76,9 @@ describe('exchange rates', () => {
   });
 
   test('a started worker creates the Schedule with the configured interval and SKIP overlap; it runs at once', async () => {
-    const child = spawn(process.execPath, ['-r', path.join(ROOT, 'test/helpers/swc-register.js'), path.join(ROOT, 'worker/main.ts')], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        NODE_ENV: 'test',
-        LOG_LEVEL: 'warn',
-        TEMPORAL_TASK_QUEUE: stack.taskQueue,
-        WORKFLOW_BUNDLE_PATH: stack.workflowBundlePath,
-        RATES_SCHEDULE_ID: stack.config.rates.scheduleId,
-        RATES_REFRESH_INTERVAL_SECONDS: String(INTERVAL),
-        RATES_CBU_URL: feeds.url('cbu'),
-        RATES_BANK_URL: feeds.url('bank'),
-      },
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
+    const child = startWorkerProcess(stack, { LOG_LEVEL: 'warn' });
     try {
-      const described = await until(() => schedule().describe().catch(() => null), 'the worker to create the Schedule', 60_000);
+      const described = await until(() => schedule().describe().catch(() => null), 60_000, 'the worker to create the Schedule');
       expect(described.spec.intervals?.map((i) => [i.every, i.offset ?? 0])).toEqual([[INTERVAL * 1000, 0]]);
       expect(described.policies.overlap).toBe('SKIP');
       expect(described.action).toMatchObject({ type: 'startWorkflow', workflowType: 'ratesRefreshWorkflow', taskQueue: stack.taskQueue });
@@ -244,7 +218,7 @@ describe('exchange rates', () => {
       expect(answers.map((a) => a.status)).toEqual([202, 202, 202, 202, 202]);
       // Each 202 means the Schedule has the request in its history. The run the first one started cannot
       // finish before the banks answer, so the Schedule sees the other four while it is running: skipped.
-      await until(async () => ((await schedule().describe()).info.runningActions.length === 1 ? true : null), 'the run to start');
+      await until(async () => ((await schedule().describe()).info.runningActions.length === 1 ? true : null), 30_000, 'the run to start');
     } finally {
       release();
     }
