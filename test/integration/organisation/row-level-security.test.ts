@@ -29,6 +29,9 @@ beforeAll(async () => {
     .send({ email: `rls-${a.me.tenantId.slice(0, 8)}@example.com`, roles: ['VIEWER'] }).expect(201);
   await api(stack).post('/api/v1/auth/membership-invitations/accept').set('Host', `${a.me.company.slug}.${stack.config.baseDomain}`)
     .send({ token: invited.body.token, password: 'a long enough new password' }).expect(200);
+  await api(stack).post('/api/v1/notifications/devices').set(...bearer(a.accessToken)).send({ token: `rls-device-${a.me.tenantId}` }).expect(201);
+  await api(stack).post('/api/v1/notifications/messages').set(...bearer(a.accessToken))
+    .send({ recipientMembershipId: a.me.membershipId, requestId: a.me.tenantId, title: 'RLS', body: 'Row-level security' }).expect(202);
 });
 afterAll(async () => {
   await stack.stop();
@@ -56,6 +59,7 @@ describe('row-level security', () => {
         'company_accounts', 'company_subaccounts', 'company_accounting_settings',
         'ledger_states', 'journal_entries', 'journal_lines', 'period_closes', 'period_close_balances',
         'membership_invitations', 'invitation_acceptances',
+        'push_devices', 'push_messages', 'push_deliveries',
       ]),
     );
     for (const t of tables) {
@@ -81,7 +85,9 @@ describe('row-level security', () => {
       { type: QueryTypes.SELECT },
     );
     expect(functions.map((f) => f.name)).toEqual(
-      expect.arrayContaining(['app_identity_memberships', 'app_load_principal', 'app_refresh_token_tenant', 'app_revoke_identity_sessions', 'app_tenant_by_slug']),
+      expect.arrayContaining([
+        'app_claim_push_device', 'app_identity_memberships', 'app_load_principal', 'app_refresh_token_tenant', 'app_revoke_identity_sessions', 'app_tenant_by_slug',
+      ]),
     );
     for (const f of functions) expect(f).toEqual({ name: f.name, owner: stack.config.database.definerRole, login: false, bypass: true, definer: true });
   });
