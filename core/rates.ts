@@ -119,22 +119,31 @@ export function currencyName(code: string): string | null {
   }
 }
 
-/** The currency's narrow symbol ("$", "€", "₽"), or the code itself when it has none. */
+const symbols = new Map<string, string>();
+
+/** The currency's narrow symbol ("$", "€", "₽"), or the code itself when it has none; computed once per code. */
 export function currencySymbol(code: string): string {
-  try {
-    const parts = new Intl.NumberFormat('en', { style: 'currency', currency: code, currencyDisplay: 'narrowSymbol' }).formatToParts(0);
-    return parts.find((p) => p.type === 'currency')?.value ?? code;
-  } catch {
-    return code;
+  let symbol = symbols.get(code);
+  if (symbol === undefined) {
+    try {
+      const parts = new Intl.NumberFormat('en', { style: 'currency', currency: code, currencyDisplay: 'narrowSymbol' }).formatToParts(0);
+      symbol = parts.find((p) => p.type === 'currency')?.value ?? code;
+    } catch {
+      symbol = code;
+    }
+    symbols.set(code, symbol);
   }
+  return symbol;
 }
 
 /** Uzbekistan keeps UTC+5 all year (no daylight saving since 1992). */
 const TASHKENT_OFFSET = '+05:00';
 
+const tashkentDay = new Intl.DateTimeFormat('en-CA', { timeZone: RATES_TIME_ZONE, year: 'numeric', month: '2-digit', day: '2-digit' });
+
 /** The calendar day in Tashkent at `instant` (YYYY-MM-DD). */
 export function tashkentDate(instant: Date): string {
-  return new Intl.DateTimeFormat('en-CA', { timeZone: RATES_TIME_ZONE, year: 'numeric', month: '2-digit', day: '2-digit' }).format(instant);
+  return tashkentDay.format(instant);
 }
 
 /** A Tashkent wall-clock time as an instant (ISO 8601, UTC). */
