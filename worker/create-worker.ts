@@ -35,7 +35,7 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
     factorSecrets: createFactorSecrets(deps.config.secondFactors.secretKeys),
     emailCodeTtlSeconds: deps.config.secondFactors.emailCodeTtlSeconds,
     rateSources: createRateSources(deps.config.rates),
-    pushSender: createPushSender(deps.config.push, { store: (n, ref) => storePushOutbox(deps.db, n, ref) }),
+    pushSender: createPushSender(deps.config.push, { store: (n) => storePushOutbox(deps.db, n) }),
   });
   const bundlePath = deps.workflowBundlePath ?? deps.config.temporal.workflowBundlePath;
   const workflows: Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> = bundlePath

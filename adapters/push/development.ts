@@ -1,10 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import type { PushNotification, PushResult, PushSender } from '../../core/push';
 
 /** Where the development adapter keeps what it "sent" (a table, read back by GET /dev/push). */
 export interface PushOutboxStore {
-  /** Records one delivery once: a repeated delivery key answers the first record's id. */
-  store(notification: PushNotification, providerMessageId: string): Promise<string>;
+  /** Records one delivery once (a repeated delivery key keeps the first record); answers its reference. */
+  store(notification: PushNotification): Promise<string>;
 }
 
 /** Development push: nothing leaves the machine; every delivery lands in the outbox store, once. */
@@ -12,7 +11,7 @@ export function createDevelopmentPushSender(outbox: PushOutboxStore): PushSender
   return {
     kind: 'development',
     async send(notification: PushNotification): Promise<PushResult> {
-      return { outcome: 'SENT', providerMessageId: await outbox.store(notification, `dev-${randomUUID()}`) };
+      return { outcome: 'SENT', providerMessageId: await outbox.store(notification) };
     },
   };
 }

@@ -4,20 +4,17 @@ import { selectRows, type Db } from '../../connection';
 // The development push adapter's outbox: what it "sent", read back by GET /dev/push. One row per delivery
 // key (message and device) at most, so a delivery retried after a crash is recorded once.
 
-export async function storePushOutbox(db: Db, n: PushNotification, providerMessageId: string): Promise<string> {
-  const rows = await selectRows<{ ref: string }>(
+/** Records one delivery; a repeated delivery key keeps the first record. Answers the record's reference. */
+export async function storePushOutbox(db: Db, n: PushNotification): Promise<string> {
+  const [row] = await selectRows<{ id: string }>(
     db,
-    `WITH inserted AS (
-       INSERT INTO push_outbox (token_hash, delivery_key, message_id, title, body, click_path)
-       VALUES (:tokenHash, :deliveryKey, :messageId, :title, :body, :clickPath)
-       ON CONFLICT (delivery_key) DO NOTHING
-       RETURNING id)
-     SELECT :providerMessageId AS ref FROM inserted
-     UNION ALL
-     SELECT 'dev-outbox-' || id FROM push_outbox WHERE delivery_key = :deliveryKey AND NOT EXISTS (SELECT 1 FROM inserted)`,
-    { tokenHash: deviceTokenHash(n.token), deliveryKey: n.deliveryKey, messageId: n.messageId, title: n.title, body: n.body, clickPath: n.clickPath, providerMessageId },
+    `INSERT INTO push_outbox (token_hash, delivery_key, message_id, title, body, click_path)
+     VALUES (:tokenHash, :deliveryKey, :messageId, :title, :body, :clickPath)
+     ON CONFLICT (delivery_key) DO UPDATE SET delivery_key = EXCLUDED.delivery_key
+     RETURNING id`,
+    { tokenHash: deviceTokenHash(n.token), deliveryKey: n.deliveryKey, messageId: n.messageId, title: n.title, body: n.body, clickPath: n.clickPath },
   );
-  return rows[0]?.ref ?? providerMessageId;
+  return `dev-outbox-${row!.id}`;
 }
 
 export interface DevPush {
