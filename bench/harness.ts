@@ -1,5 +1,7 @@
 // Shared by the benchmarks: a load generator, percentiles and a workspace to run against.
 import { randomUUID } from 'node:crypto';
+import { Client } from 'pg';
+import { loadConfig, databaseName } from '../core/config';
 
 export const BASE = process.env.BENCH_URL ?? 'http://localhost:3000';
 export const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -74,4 +76,15 @@ export async function load(scenario: string, concurrency: number, seconds: numbe
 export async function requireRunningApi(): Promise<void> {
   const health = await fetch(`${BASE}/readyz`).catch(() => null);
   if (!health?.ok) throw new Error(`no ready API at ${BASE}: start it with npm start`);
+}
+
+/** A connected superuser client on the service's database (DATABASE_ADMIN_URL), for arranging large data sets. */
+export async function adminClient(): Promise<Client> {
+  const config = loadConfig({ ...process.env, NODE_ENV: process.env.NODE_ENV ?? 'development' });
+  if (!config.database.adminUrl) throw new Error('arranging benchmark data needs DATABASE_ADMIN_URL (a superuser)');
+  const url = new URL(config.database.adminUrl);
+  url.pathname = `/${databaseName(config.database.url)}`;
+  const admin = new Client({ connectionString: url.toString() });
+  await admin.connect();
+  return admin;
 }

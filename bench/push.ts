@@ -4,19 +4,12 @@
 //   npm run bench:push   (BENCH_DEVICES=1000, BENCH_SECONDS=10, BENCH_CONCURRENCY=32)
 // The devices are arranged directly in PostgreSQL (as the superuser of DATABASE_ADMIN_URL).
 import { randomUUID } from 'node:crypto';
-import { Client } from 'pg';
-import { loadConfig, databaseName } from '../core/config';
-import { BASE, CONCURRENCY, SECONDS, load, post, registerWorkspace, requireRunningApi, type Row } from './harness';
+import { BASE, CONCURRENCY, SECONDS, adminClient, load, post, registerWorkspace, requireRunningApi, type Row } from './harness';
 
 const DEVICES = Number(process.env.BENCH_DEVICES ?? 1000);
 
 async function seedDevices(tenantId: string, membershipId: string, count: number): Promise<void> {
-  const config = loadConfig({ ...process.env, NODE_ENV: process.env.NODE_ENV ?? 'development' });
-  if (!config.database.adminUrl) throw new Error('seeding devices needs DATABASE_ADMIN_URL (a superuser)');
-  const url = new URL(config.database.adminUrl);
-  url.pathname = `/${databaseName(config.database.url)}`;
-  const admin = new Client({ connectionString: url.toString() });
-  await admin.connect();
+  const admin = await adminClient();
   try {
     await admin.query(
       `INSERT INTO push_devices (id, tenant_id, membership_id, token, token_hash, platform)

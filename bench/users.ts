@@ -6,9 +6,7 @@
 // The members are arranged directly in PostgreSQL (as the superuser of DATABASE_ADMIN_URL): invitations
 // would spend a password hash per member, which is not what this measures.
 import { request } from 'node:http';
-import { Client } from 'pg';
-import { loadConfig, databaseName } from '../core/config';
-import { BASE, CONCURRENCY, SECONDS, load, percentile, post, registerWorkspace, requireRunningApi, type Row } from './harness';
+import { BASE, CONCURRENCY, SECONDS, adminClient, load, percentile, post, registerWorkspace, requireRunningApi, type Row } from './harness';
 
 const MEMBERS = Number(process.env.BENCH_MEMBERS ?? 1000);
 const ACCEPTS = Number(process.env.BENCH_ACCEPTS ?? 40);
@@ -60,12 +58,7 @@ async function acceptLatencies(accessToken: string, slug: string): Promise<Row> 
 }
 
 async function seedMembers(tenantId: string, count: number): Promise<void> {
-  const config = loadConfig({ ...process.env, NODE_ENV: process.env.NODE_ENV ?? 'development' });
-  if (!config.database.adminUrl) throw new Error('seeding members needs DATABASE_ADMIN_URL (a superuser)');
-  const url = new URL(config.database.adminUrl);
-  url.pathname = `/${databaseName(config.database.url)}`;
-  const admin = new Client({ connectionString: url.toString() });
-  await admin.connect();
+  const admin = await adminClient();
   try {
     await admin.query('BEGIN');
     await admin.query(
