@@ -13,6 +13,7 @@ import { createRequestLimits } from './http/request-limits';
 import { createWorkflowClient } from './workflow-client';
 import { requestContext } from './middleware/request-context';
 import { authenticate } from './middleware/authenticate';
+import { callbackGuard } from './middleware/callback-guard';
 import { problemHandler } from './middleware/problems';
 import { keepRawBody } from './middleware/raw-body';
 import { mountOperations } from './http/mount-operations';
@@ -73,6 +74,8 @@ function createHandlers(deps: AppDeps, doc: OpenApiDocument, index: OperationInd
     ...mailHandlers({
       db,
       mailer: deps.mailer,
+      logger: deps.logger,
+      now: () => new Date(),
       limits,
       mailDomains: deps.mailDomains ?? createMailDomains({ servers: config.mail.dnsServers, timeoutMs: config.mail.dnsTimeoutMs }),
     }),
@@ -126,6 +129,8 @@ export function createApp(deps: AppDeps): Express {
   app.set('case sensitive routing', true);
   app.set('strict routing', true);
   app.use(requestContext(deps.logger, config.baseDomain));
+  // The provider's event batches (up to 1,000 events) are larger than any request of a client.
+  app.use(index.pathOf('receiveEmailEvents', {}), express.json({ limit: '1mb', type: ['application/json'], verify: keepRawBody }));
   app.use(express.json({ limit: '256kb', type: ['application/json', 'application/*+json'], verify: keepRawBody }));
   app.use(docsRoutes(index.pathOf('getOpenApiDocument', {})));
   app.use(
@@ -133,6 +138,7 @@ export function createApp(deps: AppDeps): Express {
       index,
       handlers: createHandlers(deps, doc, index, hasher, tokens),
       authenticate: authenticate({ db, tokens }),
+      authenticateCallback: callbackGuard(config.mail.callbackToken),
       validator: OpenApiValidator.middleware({
         apiSpec: structuredClone(doc) as never,
         validateRequests: { allowUnknownQueryParameters: false },

@@ -14,6 +14,8 @@ export const FailureType = {
   RatesSourceRefused: 'RatesSourceRefused',
   /** The push provider refused a notification for good (malformed, sender mismatch). */
   PushRejected: 'PushRejected',
+  /** The mail provider refused a message for good (a 4xx other than 408/429). */
+  MailRejected: 'MailRejected',
 } as const;
 
 export type FailureType = (typeof FailureType)[keyof typeof FailureType];

@@ -81,6 +81,8 @@ export interface InvitationMailInput {
   tenantId: string;
   invitationId: string;
   correlationId: string;
+  /** The `users.invitation.created` event: its deliveryState follows the mail (absent in runs started before it existed). */
+  auditEventId?: string;
 }
 export type InvitationMailWorkflow = (input: InvitationMailInput) => Promise<{ mailed: boolean }>;
 

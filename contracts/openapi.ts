@@ -317,6 +317,63 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/me/email-status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where the mail the service last sent to the caller's email stands
+         * @description Every mail the service sends (registration link, invitation, second-factor code) is recorded with
+         *     the provider's message id and moved by the provider's delivery events (`POST
+         *     /callbacks/email-events`). `delivery` is the newest mail's state (NONE when nothing was sent):
+         *     SENDING, SENT (accepted by the provider), PROCESSED, DEFERRED (the receiving server asked to try
+         *     later), DELIVERED, BOUNCED, DROPPED (the provider did not send it, e.g. the address is on its
+         *     suppression list), SPAM_REPORTED or FAILED (the provider refused the request). `flow` is the flow
+         *     that sent it: REGISTRATION, INVITATION, EMAIL_CODE or NONE. `mailbox` is REACHABLE when the newest
+         *     mail with a final outcome was delivered, UNREACHABLE when it bounced, was dropped or was reported as
+         *     spam, and UNVERIFIED before any final outcome. `observedAt` is when the newest mail reached its
+         *     state (the time of the answer when nothing was sent).
+         */
+        get: operations["getMyEmailStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/callbacks/email-events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The mail provider's event webhook (SendGrid), on the callback host only
+         * @description Served only on the callback host `callbacks.<BASE_DOMAIN>` (404 elsewhere) and only with the shared
+         *     token `MAIL_CALLBACK_TOKEN` in `X-Auth` (compared in constant time; wrong or missing: 401, empty
+         *     body). The body is SendGrid's event batch. The delivery events `processed`, `deferred`,
+         *     `delivered`, `bounce`, `dropped` and `spamreport` are matched to the mail by `sg_message_id` and
+         *     move it forward (never back: events may arrive in any order); an event that arrives before its
+         *     mail's message id is known waits and is applied when it is. Every event id (`sg_event_id`) is
+         *     recorded once: a batch sent again changes nothing. Other event types (opens, clicks,
+         *     unsubscribes) are accepted and ignored. When the mail belongs to an audited action (an emailed
+         *     invitation), the audit event's `deliveryState` follows the mail.
+         */
+        post: operations["receiveEmailEvents"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/me/security": {
         parameters: {
             query?: never;
@@ -1293,6 +1350,32 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description Where the mail the service last sent to the caller's email stands (see getMyEmailStatus) */
+        Status: {
+            /** @enum {string} */
+            delivery: "NONE" | "SENDING" | "SENT" | "PROCESSED" | "DEFERRED" | "DELIVERED" | "BOUNCED" | "DROPPED" | "SPAM_REPORTED" | "FAILED";
+            /** @enum {string} */
+            flow: "NONE" | "REGISTRATION" | "INVITATION" | "EMAIL_CODE";
+            /** @enum {string} */
+            mailbox: "REACHABLE" | "UNREACHABLE" | "UNVERIFIED";
+            /** Format: date-time */
+            observedAt: string;
+        };
+        /** @description One event of SendGrid's event webhook; fields not listed are accepted and ignored */
+        EmailEvent: {
+            event: string;
+            sg_event_id: string;
+            sg_message_id?: string;
+            /**
+             * Format: int64
+             * @description Unix seconds
+             */
+            timestamp: number;
+            reason?: string;
+            response?: string;
+        } & {
+            [key: string]: unknown;
+        };
         EmailValidationReport: {
             /** @enum {string} */
             code: "VALID" | "INVALID_FORMAT" | "NO_MAIL_SERVER" | "DOMAIN_NOT_FOUND" | "UNVERIFIED";
@@ -1451,6 +1534,8 @@ export interface components {
             to: string;
             subject: string;
             text: string;
+            /** @description The message id the outbox adapter answered, as SendGrid's X-Message-Id would be; a provider event naming it can be posted to the callback by hand */
+            messageId: string;
             /** Format: date-time */
             sentAt: string;
         };
@@ -1911,7 +1996,7 @@ export interface components {
             occurredAt: string;
             ipAddress: string | null;
             details: string;
-            /** @description RECORDED once stored */
+            /** @description RECORDED once stored; for an action that sent mail (an emailed invitation), the mail's delivery state as in getMyEmailStatus (SENT, PROCESSED, DEFERRED, DELIVERED, BOUNCED, DROPPED, SPAM_REPORTED or FAILED) */
             deliveryState: string;
         };
         AuditEventPage: {
@@ -2667,6 +2752,64 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getMyEmailStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller's email status */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Status"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    receiveEmailEvents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmailEvent"][];
+            };
+        };
+        responses: {
+            /** @description Recorded (or already recorded) */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description X-Auth missing or wrong (empty body) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            404: components["responses"]["NotFound"];
+            415: components["responses"]["UnsupportedMediaType"];
             500: components["responses"]["ServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };

@@ -21,6 +21,8 @@ export interface OperationInfo {
   permission: string | null;
   defaultRoles: RoleCode[];
   requiresBearer: boolean;
+  /** A provider callback: served only on the callback host with the shared token in X-Auth. */
+  requiresCallbackToken: boolean;
   /** Matches a concrete request path exactly: same letter case, no trailing slash. */
   matcher: RegExp;
 }
@@ -57,6 +59,11 @@ export function indexOperations(doc: OpenApiDocument): OperationInfo[] {
       if (!op) continue;
       const security: Array<Record<string, unknown>> = op.security ?? [];
       const requiresBearer = security.some((s) => 'bearerAuth' in s);
+      const requiresCallbackToken = security.some((s) => 'callbackToken' in s);
+      // Deny by default: a scheme the service does not enforce must not look like an open operation.
+      const unknown = security.flatMap((s) => Object.keys(s)).find((name) => name !== 'bearerAuth' && name !== 'callbackToken');
+      if (unknown) throw new Error(`${op.operationId}: security scheme ${unknown} is not enforced by the service`);
+      if (requiresBearer && requiresCallbackToken) throw new Error(`${op.operationId}: a bearer operation cannot also be a callback`);
       const permission: string | null = op['x-permission'] ?? null;
       const defaultRoles: string[] = op['x-default-roles'] ?? [];
       if (requiresBearer && permission !== op.operationId) {
@@ -76,6 +83,7 @@ export function indexOperations(doc: OpenApiDocument): OperationInfo[] {
         permission: requiresBearer ? permission : null,
         defaultRoles: defaultRoles as RoleCode[],
         requiresBearer,
+        requiresCallbackToken,
         matcher: templateToRegExp(template),
       });
     }

@@ -61,7 +61,12 @@ export interface Config {
   };
   mail: {
     sendgridApiKey: string | null;
+    /** SendGrid's API origin (a local fake in tests). */
+    sendgridApiUrl: string;
+    sendgridTimeoutMs: number;
     from: string;
+    /** The shared token the provider's event webhook sends in `X-Auth` on the callback host. */
+    callbackToken: string;
     /** DNS servers for email validation ("host" or "host:port"); empty = the system's. */
     dnsServers: string[];
     dnsTimeoutMs: number;
@@ -207,6 +212,7 @@ export function loadConfig(env: Env = process.env): Config {
   const pgHost = str(env, 'PGHOST_ADDR', '127.0.0.1:5432');
   const sendgridApiKey = env.SENDGRID_API_KEY || null;
   if (production && !sendgridApiKey) throw new ConfigError('SENDGRID_API_KEY is required in production');
+  const callbackToken = str(env, 'MAIL_CALLBACK_TOKEN', production ? '' : 'development-callback-token');
 
   const config: Config = {
     env: nodeEnv as Config['env'],
@@ -260,6 +266,9 @@ export function loadConfig(env: Env = process.env): Config {
     },
     mail: {
       sendgridApiKey,
+      sendgridApiUrl: url(env, 'SENDGRID_API_URL', 'https://api.sendgrid.com'),
+      sendgridTimeoutMs: int(env, 'SENDGRID_TIMEOUT_MS', 10000, 100, 120000),
+      callbackToken,
       from: str(env, 'MAIL_FROM', 'no-reply@accounting.localhost'),
       dnsServers: str(env, 'EMAIL_DNS_SERVERS', '').split(',').map((s) => s.trim()).filter(Boolean),
       dnsTimeoutMs: int(env, 'EMAIL_DNS_TIMEOUT_MS', 2000, 100, 30000),
@@ -300,6 +309,7 @@ export function loadConfig(env: Env = process.env): Config {
     throw new ConfigError('LOG_LEVEL must be debug, info, warn, error or silent');
   }
   if (production && !config.push.fcmServiceAccountFile) throw new ConfigError('PUSH_FCM_SERVICE_ACCOUNT_FILE is required in production');
+  if (production && callbackToken.length < 32) throw new ConfigError('MAIL_CALLBACK_TOKEN (at least 32 characters) is required in production');
   if (!/^[A-Za-z0-9._-]{1,200}$/.test(config.rates.scheduleId)) {
     throw new ConfigError('RATES_SCHEDULE_ID must be 1..200 letters, digits, dots, underscores or hyphens');
   }

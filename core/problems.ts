@@ -74,7 +74,11 @@ export class AppError extends Error {
 
 /** Authentication failures answer 401 with an empty body, as interface.md §5.3 allows. */
 export class UnauthenticatedError extends Error {
-  constructor(readonly reason: string) {
+  constructor(
+    readonly reason: string,
+    /** The WWW-Authenticate challenge: bearer tokens, or the callback's shared token. */
+    readonly challenge: string = 'Bearer',
+  ) {
     super('unauthenticated');
     this.name = 'UnauthenticatedError';
   }

@@ -1,6 +1,7 @@
 import type { Sequelize } from 'sequelize';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Mailer } from '../../core/mail';
+import { sendRecordedMail } from '../mail/send-mail';
 import { newEmailCode, type FactorSecrets } from '../../core/factor-secrets';
 import { deleteChallengeCode, identityEmail, storeChallengeCode } from '../../db/repositories/identity/second-factors';
 import type { EmailChallengeActivities, EmailChallengePurpose } from '../../contracts/identity';
@@ -40,7 +41,7 @@ export function createEmailChallengeActivities(deps: EmailChallengeDeps): EmailC
     const email = await identityEmail(db, input.identityId);
     if (!email) throw ApplicationFailure.nonRetryable('identity no longer exists', 'IdentityGone');
     const minutes = Math.round(deps.emailCodeTtlSeconds / 60);
-    await deps.mailer.send({
+    await sendRecordedMail(deps, { key: `email-code:${input.challengeId}`, purpose: 'EMAIL_CODE' }, {
       to: email,
       subject: SUBJECTS[input.purpose],
       text: `Your verification code is ${code}. It expires in ${minutes} minutes and works once.\n\nIf you did not ask for it, change your password.`,

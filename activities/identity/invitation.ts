@@ -16,6 +16,7 @@ import {
 import { tenantSlug } from '../../db/repositories/organisation/workspaces';
 import { newOpaqueToken, sha256 } from '../../core/secrets';
 import type { Mailer } from '../../core/mail';
+import { sendRecordedMail } from '../mail/send-mail';
 import { FailureType } from '../../contracts/failures';
 import type { InvitationActivities, InvitationInput, InvitationMailInput, InvitationResult } from '../../contracts/identity';
 
@@ -43,16 +44,24 @@ export function createInvitationActivities(deps: InvitationDeps): InvitationActi
     if (!target) return { mailed: false };
     const url = new URL(deps.publicUrl);
     url.hostname = `${target.slug}.${deps.baseDomain}`;
-    await deps.mailer.send({
-      to: target.email,
-      subject: 'You are invited to a workspace',
-      text: [
-        `You are invited to the workspace ${target.slug}. Accept within seven days:`,
-        `${url.origin}/accept?invitation=${token}`,
-        '',
-        `Or send invitation=${token} to POST ${url.origin}/api/v1/auth/membership-invitations/accept with your password.`,
-      ].join('\n'),
-    });
+    await sendRecordedMail(
+      deps,
+      {
+        key: `invitation:${input.invitationId}`,
+        purpose: 'INVITATION',
+        audit: input.auditEventId ? { tenantId: input.tenantId, eventId: input.auditEventId } : null,
+      },
+      {
+        to: target.email,
+        subject: 'You are invited to a workspace',
+        text: [
+          `You are invited to the workspace ${target.slug}. Accept within seven days:`,
+          `${url.origin}/accept?invitation=${token}`,
+          '',
+          `Or send invitation=${token} to POST ${url.origin}/api/v1/auth/membership-invitations/accept with your password.`,
+        ].join('\n'),
+      },
+    );
     await withTenant(db, input.tenantId, (tx) => markMailed(tx, scope, input.invitationId));
     return { mailed: true };
   }

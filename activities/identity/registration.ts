@@ -7,6 +7,7 @@ import { lockProofIssuer } from '../../db/repositories/identity/registration';
 import { recordAuditEvent } from '../../db/repositories/audit/events';
 import { newOpaqueToken, sha256 } from '../../core/secrets';
 import type { Mailer } from '../../core/mail';
+import { sendRecordedMail } from '../mail/send-mail';
 import type { Logger } from '../../core/logger';
 import type { RoleCode } from '../../core/roles';
 import { FailureType } from '../../contracts/failures';
@@ -60,7 +61,7 @@ export function createRegistrationActivities(deps: RegistrationDeps): Registrati
       deps.logger.info('registration proof not mailed', { proofId: input.proofId, reason: decision, correlationId: input.correlationId });
       return { mailed: false };
     }
-    await mailer.send({
+    await sendRecordedMail({ db, mailer }, { key: `registration:${input.proofId}`, purpose: 'REGISTRATION' }, {
       to: input.email,
       subject: 'Your registration link',
       text: [

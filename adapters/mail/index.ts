@@ -5,6 +5,11 @@ import { createSendGridMailer } from './sendgrid';
 export { createOutboxMailer, createSendGridMailer, type OutboxStore };
 
 /** SendGrid when an API key is configured, otherwise the development outbox. */
-export function createMailer(mail: { sendgridApiKey: string | null; from: string }, outbox: OutboxStore): Mailer {
-  return mail.sendgridApiKey ? createSendGridMailer(mail.sendgridApiKey, mail.from) : createOutboxMailer(outbox);
+export function createMailer(
+  mail: { sendgridApiKey: string | null; sendgridApiUrl: string; sendgridTimeoutMs: number; from: string },
+  outbox: OutboxStore,
+): Mailer {
+  return mail.sendgridApiKey
+    ? createSendGridMailer({ apiKey: mail.sendgridApiKey, from: mail.from, apiUrl: mail.sendgridApiUrl, timeoutMs: mail.sendgridTimeoutMs })
+    : createOutboxMailer(outbox);
 }

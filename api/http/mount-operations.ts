@@ -15,6 +15,8 @@ export interface MountOptions {
   handlers: Record<string, OperationHandler<any>>;
   /** Runs before validation for bearer operations: establishes the principal or refuses. */
   authenticate: (operation: OperationInfo) => RequestHandler;
+  /** Runs before validation for provider callbacks: the callback host and the shared token, or refuse. */
+  authenticateCallback: RequestHandler;
   /** The OpenAPI validator's middleware chain (request checks, response checks outside production). */
   validator: RequestHandler[];
 }
@@ -26,8 +28,10 @@ function checkHandlers(index: OperationIndex, handlers: Record<string, Operation
   for (const op of index.operations) {
     const handler = handlers[op.operationId];
     if (!handler) problems.push(`${op.operationId} (${op.method} ${op.path}) has no handler`);
-    else if (op.requiresBearer && handler.access !== 'member') problems.push(`${op.operationId} needs a bearer token but its handler is public`);
-    else if (!op.requiresBearer && handler.access !== 'public') problems.push(`${op.operationId} is public in the document but its handler expects a member`);
+    else {
+      const needed = op.requiresBearer ? 'member' : op.requiresCallbackToken ? 'callback' : 'public';
+      if (handler.access !== needed) problems.push(`${op.operationId} needs a ${needed} handler but its handler is ${handler.access}`);
+    }
   }
   for (const id of Object.keys(handlers)) if (!documented.has(id)) problems.push(`handler ${id} has no operation in the document`);
   if (problems.length > 0) throw new Error(`The OpenAPI document and the handlers disagree:\n- ${problems.join('\n- ')}`);
@@ -68,6 +72,7 @@ export function mountOperations(options: MountOptions): Router {
     };
     const chain: RequestHandler[] = [bind];
     if (op.requiresBearer) chain.push(options.authenticate(op));
+    if (op.requiresCallbackToken) chain.push(options.authenticateCallback);
     chain.push(...options.validator, dispatch(handlers[op.operationId]!));
     router[op.method.toLowerCase() as 'get' | 'put' | 'post' | 'delete' | 'patch'](op.expressPath, ...chain);
   }

@@ -50,7 +50,12 @@ export type MemberHandler<K extends OperationId> = {
   access: 'member';
   handle(input: MemberInput<K>): Promise<Reply<K>> | Reply<K>;
 };
-export type OperationHandler<K extends OperationId> = PublicHandler<K> | MemberHandler<K>;
+/** A provider callback: it runs only after the callback guard accepted the host and the shared token. */
+export type CallbackHandler<K extends OperationId> = {
+  access: 'callback';
+  handle(input: OperationInput<K>): Promise<Reply<K>> | Reply<K>;
+};
+export type OperationHandler<K extends OperationId> = PublicHandler<K> | MemberHandler<K> | CallbackHandler<K>;
 
 /** One handler per operation id of the document: a missing one is a type error and a start-up error. */
 export type OperationHandlers = { [K in OperationId]: OperationHandler<K> };
@@ -59,6 +64,11 @@ export type HandlersOf<K extends OperationId> = Pick<OperationHandlers, K>;
 /** A handler of an operation the document leaves open to anyone (`security: []`). */
 export function publicOperation<K extends OperationId>(handle: PublicHandler<K>['handle']): PublicHandler<K> {
   return { access: 'public', handle };
+}
+
+/** A handler of a provider callback (`security: [callbackToken]`). */
+export function callbackOperation<K extends OperationId>(handle: CallbackHandler<K>['handle']): CallbackHandler<K> {
+  return { access: 'callback', handle };
 }
 
 /** A handler of a bearer operation: it runs only with the principal that authentication established. */

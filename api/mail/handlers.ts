@@ -1,14 +1,42 @@
 import type { Sequelize } from 'sequelize';
-import type { Mailer } from '../../core/mail';
+import { emailStatus, SENDGRID_EVENT_STATES, type Mailer } from '../../core/mail';
 import { validateEmail, type MailDomains } from '../../core/email-validation';
+import type { Logger } from '../../core/logger';
 import { AppError } from '../../core/problems';
 import { outboxMessagesTo } from '../../db/repositories/mail/outbox';
-import { publicOperation, type HandlersOf } from '../http/operation-handler';
+import { mailsTo, recordProviderEvents, type ProviderEvent } from '../../db/repositories/mail/messages';
+import { identityEmail } from '../../db/repositories/identity/second-factors';
+import { callbackOperation, memberOperation, publicOperation, type HandlersOf, type Schemas } from '../http/operation-handler';
 import type { RequestLimits } from '../http/request-limits';
 
-export type MailOperation = 'listDevelopmentMail' | 'validateEmail';
+export type MailOperation = 'listDevelopmentMail' | 'validateEmail' | 'getMyEmailStatus' | 'receiveEmailEvents';
 
-export function mailHandlers(deps: { db: Sequelize; mailer: Mailer; mailDomains: MailDomains; limits: RequestLimits }): HandlersOf<MailOperation> {
+/** SendGrid's delivery events as the service records them; other event types (opens, clicks…) are dropped. */
+function deliveryEvents(batch: Schemas['EmailEvent'][]): ProviderEvent[] {
+  const events: ProviderEvent[] = [];
+  for (const e of batch) {
+    const state = SENDGRID_EVENT_STATES[e.event];
+    if (!state) continue;
+    events.push({
+      eventId: e.sg_event_id,
+      providerMessageId: e.sg_message_id ?? null,
+      event: e.event,
+      state,
+      occurredAt: new Date(e.timestamp * 1000),
+      detail: (e.reason ?? e.response ?? null)?.slice(0, 500) ?? null,
+    });
+  }
+  return events;
+}
+
+export function mailHandlers(deps: {
+  db: Sequelize;
+  mailer: Mailer;
+  mailDomains: MailDomains;
+  limits: RequestLimits;
+  logger: Logger;
+  now: () => Date;
+}): HandlersOf<MailOperation> {
   return {
     /** The development outbox: exists only while the outbox adapter is active, on the central host. */
     listDevelopmentMail: publicOperation(async ({ query, ctx }) => {
@@ -21,6 +49,28 @@ export function mailHandlers(deps: { db: Sequelize; mailer: Mailer; mailDomains:
     validateEmail: publicOperation(async ({ body, ctx }) => {
       await deps.limits.consume('emailValidation', { ip: ctx.ipAddress, target: body.email });
       return { status: 200, body: await validateEmail(body.email, deps.mailDomains) };
+    }),
+
+    /** The newest mail to the caller's own email and what the provider reported about its mailbox. */
+    getMyEmailStatus: memberOperation(async ({ principal }) => {
+      const email = await identityEmail(deps.db, principal.identityId);
+      if (!email) throw new AppError('not-found', 'Your identity no longer exists');
+      const { latest, settled } = await mailsTo(deps.db, email);
+      const status = emailStatus(latest, settled, deps.now());
+      return { status: 200, body: { ...status, observedAt: status.observedAt.toISOString() } };
+    }),
+
+    /** SendGrid's event webhook (the callback guard has checked the host and X-Auth). */
+    receiveEmailEvents: callbackOperation(async ({ body, ctx }) => {
+      const events = deliveryEvents(body);
+      const outcome = await recordProviderEvents(deps.db, 'sendgrid', events);
+      deps.logger.info('mail events received', {
+        correlationId: ctx.correlationId,
+        received: body.length,
+        ignored: body.length - events.length,
+        ...outcome,
+      });
+      return { status: 204 };
     }),
   };
 }

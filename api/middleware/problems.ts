@@ -41,7 +41,7 @@ export function problemHandler(err: unknown, _req: Request, res: Response, next:
   const { log } = locals(res);
   if (err instanceof UnauthenticatedError) {
     log?.info('unauthenticated', { reason: err.reason });
-    res.status(401).setHeader('WWW-Authenticate', 'Bearer').end();
+    res.status(401).setHeader('WWW-Authenticate', err.challenge).end();
     return;
   }
   if (err instanceof TenantHostMismatchError) {

@@ -63,7 +63,7 @@ export function createInvitations(deps: InvitationDeps) {
         invitedBy: principal.membershipId,
         ttlSeconds: INVITATION_TTL_SECONDS,
       });
-      await recordCallerEvent(tx, principal, ctx, {
+      const auditEventId = await recordCallerEvent(tx, principal, ctx, {
         action: 'users.invitation.created',
         subjectType: 'INVITATION',
         subjectId: invitation.id,
@@ -73,7 +73,7 @@ export function createInvitations(deps: InvitationDeps) {
         delivery === 'EMAIL'
           ? await deps.workflows.enqueue<InvitationMailWorkflow>(tx, INVITATION_MAIL_WORKFLOW, {
               workflowId: invitationMailWorkflowId(invitation.id),
-              args: [{ tenantId: scope.tenantId, invitationId: invitation.id, correlationId: ctx.correlationId }],
+              args: [{ tenantId: scope.tenantId, invitationId: invitation.id, correlationId: ctx.correlationId, auditEventId }],
               tenantId: scope.tenantId,
               idReusePolicy: 'REJECT_DUPLICATE',
             })

@@ -13,6 +13,7 @@ import * as syncRolePermissions from './2026.11.23T11.00.00.sync-role-permission
 import * as membershipInvitations from './2026.11.23T12.00.00.membership-invitations';
 import * as exchangeRates from './2026.11.23T13.00.00.exchange-rates';
 import * as pushNotifications from './2026.11.23T14.00.00.push-notifications';
+import * as mailDelivery from './2026.11.23T15.00.00.mail-delivery';
 
 export type { MigrationContext };
 
@@ -37,4 +38,5 @@ export const MIGRATIONS: Array<{ name: string; module: MigrationModule }> = [
   { name: '2026.11.23T12.00.00.membership-invitations', module: membershipInvitations },
   { name: '2026.11.23T13.00.00.exchange-rates', module: exchangeRates },
   { name: '2026.11.23T14.00.00.push-notifications', module: pushNotifications },
+  { name: '2026.11.23T15.00.00.mail-delivery', module: mailDelivery },
 ];

@@ -6,6 +6,7 @@ export class MailOutboxMessage extends Model<InferAttributes<MailOutboxMessage>,
   declare toAddress: string;
   declare subject: string;
   declare text: string;
+  declare messageId: string;
   declare sentAt: CreationOptional<Date>;
 }
 
@@ -16,6 +17,7 @@ export function initMailModels(sequelize: Sequelize): void {
       toAddress: { type: DataTypes.TEXT, allowNull: false },
       subject: { type: DataTypes.TEXT, allowNull: false },
       text: { type: DataTypes.TEXT, allowNull: false },
+      messageId: { type: DataTypes.TEXT, allowNull: false },
       sentAt: { type: DataTypes.DATE, defaultValue: DataTypes.NOW },
     },
     { sequelize, tableName: 'mail_outbox' },

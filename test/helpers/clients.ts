@@ -16,6 +16,7 @@ export interface DevMail {
   to: string;
   subject: string;
   text: string;
+  messageId: string;
   sentAt: string;
 }
 

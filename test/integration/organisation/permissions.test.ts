@@ -60,6 +60,7 @@ const OPERATIONS: Array<[string, string[], Call]> = [
   ['revokeMySession', ALL, () => api(stack).delete(`/api/v1/me/sessions/${randomUUID()}`)],
   ['changePassword', ALL, () => api(stack).put('/api/v1/me/password').send({ currentPassword: PASSWORD, newPassword: 'a new password here', confirmPassword: 'does not match it' })],
   ['getSecurityStatus', ALL, () => api(stack).get('/api/v1/me/security')],
+  ['getMyEmailStatus', ALL, () => api(stack).get('/api/v1/me/email-status')],
   ['stepUpSession', ALL, () => api(stack).post('/api/v1/me/security/step-up').send({})],
   ['challengeEmailFactorSetting', ALL, () => api(stack).post('/api/v1/me/security/email-factor/challenge').send({ currentPassword: PASSWORD, purpose: 'DISABLE' })],
   [

@@ -1,6 +1,7 @@
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { startTestStack, type TestStack } from '../../helpers/stack';
-import { api, bearer, registerWorkspace, type Registered } from '../../helpers/clients';
+import { api, bearer, registerWorkspace, waitForMail, type Registered } from '../../helpers/clients';
+import { until } from '../../helpers/worker-process';
 import { withTenant } from '../../../db/connection';
 import { ledgerApi, simpleEntry, waitForClose } from '../../helpers/ledger';
 
@@ -32,6 +33,17 @@ beforeAll(async () => {
   await api(stack).post('/api/v1/notifications/devices').set(...bearer(a.accessToken)).send({ token: `rls-device-${a.me.tenantId}` }).expect(201);
   await api(stack).post('/api/v1/notifications/messages').set(...bearer(a.accessToken))
     .send({ recipientMembershipId: a.me.membershipId, requestId: a.me.tenantId, title: 'RLS', body: 'Row-level security' }).expect(202);
+  // And an emailed invitation, whose mail is linked to its audit event.
+  const mailed = `rls-mailed-${a.me.tenantId.slice(0, 8)}@example.com`;
+  await api(stack).post('/api/v1/membership-invitations?delivery=EMAIL').set(...bearer(a.accessToken)).send({ email: mailed, roles: ['VIEWER'] }).expect(201);
+  await waitForMail(stack, mailed);
+  await until(async () => {
+    const [row] = await stack.admin.query<{ n: number }>('SELECT count(*)::int AS n FROM mail_audit_links WHERE tenant_id = :a', {
+      replacements: { a: a.me.tenantId },
+      type: QueryTypes.SELECT,
+    });
+    return row!.n > 0 ? true : null;
+  }, 10_000, 'the invitation mail linked to its audit event');
 });
 afterAll(async () => {
   await stack.stop();
@@ -59,7 +71,7 @@ describe('row-level security', () => {
         'company_accounts', 'company_subaccounts', 'company_accounting_settings',
         'ledger_states', 'journal_entries', 'journal_lines', 'period_closes', 'period_close_balances',
         'membership_invitations', 'invitation_acceptances',
-        'push_devices', 'push_messages', 'push_deliveries',
+        'push_devices', 'push_messages', 'push_deliveries', 'mail_audit_links',
       ]),
     );
     for (const t of tables) {
@@ -86,7 +98,7 @@ describe('row-level security', () => {
     );
     expect(functions.map((f) => f.name)).toEqual(
       expect.arrayContaining([
-        'app_claim_push_device', 'app_identity_memberships', 'app_load_principal', 'app_refresh_token_tenant', 'app_revoke_identity_sessions', 'app_tenant_by_slug',
+        'app_claim_push_device', 'app_identity_memberships', 'mail_messages_to_audit', 'app_load_principal', 'app_refresh_token_tenant', 'app_revoke_identity_sessions', 'app_tenant_by_slug',
       ]),
     );
     for (const f of functions) expect(f).toEqual({ name: f.name, owner: stack.config.database.definerRole, login: false, bypass: true, definer: true });
@@ -100,12 +112,17 @@ describe('row-level security', () => {
               has_table_privilege(:app, 'registration_proofs', 'DELETE') AS registration_proofs,
               has_table_privilege(:app, 'factor_attempts', 'DELETE') AS factor_attempts_delete,
               has_column_privilege(:app, 'factor_attempts', 'attempted_at', 'UPDATE') AS factor_attempts_rewrite,
-              has_column_privilege(:app, 'factor_attempts', 'released_at', 'UPDATE') AS factor_attempts_release`,
+              has_column_privilege(:app, 'factor_attempts', 'released_at', 'UPDATE') AS factor_attempts_release,
+              has_table_privilege(:app, 'mail_messages', 'DELETE') AS mail_messages_delete,
+              has_table_privilege(:app, 'mail_events', 'DELETE') AS mail_events_delete,
+              has_column_privilege(:app, 'mail_events', 'state', 'UPDATE') AS mail_events_rewrite,
+              has_column_privilege(:app, 'audit_events', 'delivery_state', 'UPDATE') AS audit_delivery_state`,
       { replacements: { app: new URL(stack.config.database.url).username }, type: QueryTypes.SELECT },
     );
     expect(row).toEqual({
       identities: false, recovery_codes: false, totp_enrollments: false, registration_proofs: false,
       factor_attempts_delete: false, factor_attempts_rewrite: false, factor_attempts_release: true,
+      mail_messages_delete: false, mail_events_delete: false, mail_events_rewrite: false, audit_delivery_state: false,
     });
   });
 

@@ -36,6 +36,18 @@ describe('configuration is validated at start-up', () => {
       },
       /PUSH_FCM_SERVICE_ACCOUNT_FILE is required in production/,
     ],
+    [
+      {
+        NODE_ENV: 'production',
+        SENDGRID_API_KEY: 'k',
+        JWT_KEYS: `k1:${Buffer.alloc(32, 1).toString('base64')}`,
+        SECOND_FACTOR_SECRET_KEYS: `f1:${Buffer.alloc(32, 2).toString('base64')}`,
+        PUSH_FCM_SERVICE_ACCOUNT_FILE: '/etc/accounting/fcm.json',
+        MAIL_CALLBACK_TOKEN: 'too-short',
+      },
+      /MAIL_CALLBACK_TOKEN \(at least 32 characters\) is required in production/,
+    ],
+    [{ NODE_ENV: 'development', SENDGRID_API_URL: 'api.sendgrid.com' }, /SENDGRID_API_URL must be an http\(s\) URL/],
     [{ NODE_ENV: 'development', RATES_CBU_URL: 'ftp://cbu.uz/rates.json' }, /RATES_CBU_URL must be an http\(s\) URL/],
     [{ NODE_ENV: 'development', RATES_BANK_URL: 'not a url' }, /RATES_BANK_URL must be an http\(s\) URL/],
     [{ NODE_ENV: 'development', RATES_REFRESH_INTERVAL_SECONDS: '30' }, /RATES_REFRESH_INTERVAL_SECONDS must be between 60 and 604800/],

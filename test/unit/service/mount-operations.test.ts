@@ -1,6 +1,6 @@
 import { createOperationIndex, loadOpenApiDocument } from '../../../contracts/operations';
 import { mountOperations } from '../../../api/http/mount-operations';
-import { memberOperation, publicOperation, type OperationHandler } from '../../../api/http/operation-handler';
+import { callbackOperation, memberOperation, publicOperation, type OperationHandler } from '../../../api/http/operation-handler';
 
 const index = createOperationIndex(loadOpenApiDocument());
 
@@ -8,13 +8,14 @@ const index = createOperationIndex(loadOpenApiDocument());
 function completeHandlers(): Record<string, OperationHandler<any>> {
   const handlers: Record<string, OperationHandler<any>> = {};
   for (const op of index.operations) {
-    handlers[op.operationId] = op.requiresBearer ? memberOperation(() => ({ status: 200 }) as never) : publicOperation(() => ({ status: 200 }) as never);
+    const reply = () => ({ status: 200 }) as never;
+    handlers[op.operationId] = op.requiresBearer ? memberOperation(reply) : op.requiresCallbackToken ? callbackOperation(reply) : publicOperation(reply);
   }
   return handlers;
 }
 
 const mount = (handlers: Record<string, OperationHandler<any>>) =>
-  mountOperations({ index, handlers, authenticate: () => (_req, _res, next) => next(), validator: [] });
+  mountOperations({ index, handlers, authenticate: () => (_req, _res, next) => next(), authenticateCallback: (_req, _res, next) => next(), validator: [] });
 
 describe('mounting operations from the document', () => {
   test('when every operation has a handler of the kind its security needs, then the routes mount', () => {
@@ -35,10 +36,19 @@ describe('mounting operations from the document', () => {
 
   test('a public handler for a bearer operation, or a member handler for a public one, is refused', () => {
     expect(() => mount({ ...completeHandlers(), closePeriod: publicOperation(() => ({ status: 202 }) as never) })).toThrow(
-      /closePeriod needs a bearer token but its handler is public/,
+      /closePeriod needs a member handler but its handler is public/,
     );
     expect(() => mount({ ...completeHandlers(), login: memberOperation(() => ({ status: 200 }) as never) })).toThrow(
-      /login is public in the document but its handler expects a member/,
+      /login needs a public handler but its handler is member/,
+    );
+  });
+
+  test('a provider callback is served only by a callback handler, and a public one never skips its guard', () => {
+    expect(() => mount({ ...completeHandlers(), receiveEmailEvents: publicOperation(() => ({ status: 204 }) as never) })).toThrow(
+      /receiveEmailEvents needs a callback handler but its handler is public/,
+    );
+    expect(() => mount({ ...completeHandlers(), login: callbackOperation(() => ({ status: 200 }) as never) })).toThrow(
+      /login needs a public handler but its handler is callback/,
     );
   });
 });

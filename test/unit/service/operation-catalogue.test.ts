@@ -10,6 +10,13 @@ describe('the OpenAPI document', () => {
     }
   });
 
+  test('a security scheme the service does not enforce is refused, so no operation looks open by mistake', () => {
+    const withScheme = (security: unknown) => ({ paths: { '/x': { get: { operationId: 'x', security } } } });
+    expect(() => indexOperations(withScheme([{ oauth2: [] }]))).toThrow(/security scheme oauth2 is not enforced/);
+    expect(indexOperations(withScheme([{ callbackToken: [] }]))[0]).toMatchObject({ requiresCallbackToken: true, requiresBearer: false, permission: null });
+    expect(indexOperations(doc).filter((o) => o.requiresCallbackToken).map((o) => o.operationId)).toEqual(['receiveEmailEvents']);
+  });
+
   test('operation ids are unique', () => {
     const ids = indexOperations(doc).map((o) => o.operationId);
     expect(new Set(ids).size).toBe(ids.length);
