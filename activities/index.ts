@@ -4,8 +4,9 @@ import { createPeriodCloseActivities } from './ledger/period-close';
 import { createInvitationActivities, type InvitationDeps } from './identity/invitation';
 import { createRatesRefreshActivities, type RatesRefreshDeps } from './rates/rates-refresh';
 import { createPushFanoutActivities, type PushFanoutDeps } from './notifications/push-fanout';
+import { createHousekeepingActivities, type HousekeepingDeps } from './housekeeping/prune';
 
-export type ActivityDeps = RegistrationDeps & EmailChallengeDeps & InvitationDeps & RatesRefreshDeps & PushFanoutDeps;
+export type ActivityDeps = RegistrationDeps & EmailChallengeDeps & InvitationDeps & RatesRefreshDeps & PushFanoutDeps & HousekeepingDeps;
 
 /** Every activity the worker registers, built from its dependencies. */
 export function createActivities(deps: ActivityDeps) {
@@ -16,5 +17,6 @@ export function createActivities(deps: ActivityDeps) {
     ...createInvitationActivities(deps),
     ...createRatesRefreshActivities(deps),
     ...createPushFanoutActivities(deps),
+    ...createHousekeepingActivities(deps),
   };
 }

@@ -72,6 +72,12 @@ export interface Config {
     dnsTimeoutMs: number;
   };
   validateResponses: boolean;
+  housekeeping: {
+    scheduleId: string;
+    intervalSeconds: number;
+    batchSize: number;
+    maxBatches: number;
+  };
   push: {
     /** A Firebase service-account key file (FCM HTTP v1); without one the development adapter records pushes. */
     fcmServiceAccountFile: string | null;
@@ -303,6 +309,12 @@ export function loadConfig(env: Env = process.env): Config {
       commercialBankUrl: url(env, 'RATES_BANK_URL', 'https://nbu.uz/en/exchange-rates/json/'),
       fetchTimeoutMs: int(env, 'RATES_FETCH_TIMEOUT_MS', 10000, 100, 120000),
     },
+    housekeeping: {
+      scheduleId: str(env, 'HOUSEKEEPING_SCHEDULE_ID', 'housekeeping'),
+      intervalSeconds: int(env, 'HOUSEKEEPING_INTERVAL_SECONDS', 3600, 60, 7 * 86400),
+      batchSize: int(env, 'HOUSEKEEPING_BATCH_SIZE', 1000, 1, 10000),
+      maxBatches: int(env, 'HOUSEKEEPING_MAX_BATCHES', 100, 1, 10000),
+    },
     validateResponses: str(env, 'VALIDATE_RESPONSES', nodeEnv === 'production' ? 'false' : 'true') === 'true',
   };
   if (!['debug', 'info', 'warn', 'error', 'silent'].includes(config.logLevel)) {
@@ -312,6 +324,9 @@ export function loadConfig(env: Env = process.env): Config {
   if (production && callbackToken.length < 32) throw new ConfigError('MAIL_CALLBACK_TOKEN (at least 32 characters) is required in production');
   if (!/^[A-Za-z0-9._-]{1,200}$/.test(config.rates.scheduleId)) {
     throw new ConfigError('RATES_SCHEDULE_ID must be 1..200 letters, digits, dots, underscores or hyphens');
+  }
+  if (!/^[A-Za-z0-9._-]{1,200}$/.test(config.housekeeping.scheduleId)) {
+    throw new ConfigError('HOUSEKEEPING_SCHEDULE_ID must be 1..200 letters, digits, dots, underscores or hyphens');
   }
   if (config.sessions.refreshIdleTtlSeconds > config.sessions.refreshAbsoluteTtlSeconds) {
     throw new ConfigError('REFRESH_TOKEN_IDLE_TTL_SECONDS cannot exceed REFRESH_TOKEN_ABSOLUTE_TTL_SECONDS');

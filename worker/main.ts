@@ -10,6 +10,7 @@ import { createWorker } from './create-worker';
 import { ensureSearchAttributes } from './search-attributes';
 import { startRelay } from './start-relay';
 import { ensureRatesSchedule } from '../adapters/temporal/rates-schedule';
+import { ensureHousekeepingSchedule } from '../adapters/temporal/housekeeping-schedule';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -38,10 +39,13 @@ async function main(): Promise<void> {
   });
   const clientConnection = await Connection.connect({ address: config.temporal.address });
   const client = new Client({ connection: clientConnection, namespace: config.temporal.namespace });
-  // The scheduled job: every worker makes sure the Schedule exists with this configuration.
+  // The scheduled jobs: every worker makes sure each Schedule exists with this configuration.
   const schedule = { ...config.rates, taskQueue: config.temporal.taskQueue };
   const scheduleOutcome = await ensureRatesSchedule(client, schedule);
   logger.info('rates schedule ready', { scheduleId: schedule.scheduleId, intervalSeconds: schedule.refreshIntervalSeconds, outcome: scheduleOutcome });
+  const housekeeping = { ...config.housekeeping, taskQueue: config.temporal.taskQueue };
+  const housekeepingOutcome = await ensureHousekeepingSchedule(client, housekeeping);
+  logger.info('housekeeping schedule ready', { scheduleId: housekeeping.scheduleId, intervalSeconds: housekeeping.intervalSeconds, outcome: housekeepingOutcome });
   const relay = startRelay({
     db,
     client,

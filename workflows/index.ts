@@ -6,3 +6,4 @@ export { periodCloseWorkflow } from './ledger/period-close.workflow';
 export { invitationMailWorkflow, invitationWorkflow } from './identity/invitation.workflow';
 export { ratesRefreshWorkflow } from './rates/rates-refresh.workflow';
 export { pushFanoutWorkflow } from './notifications/push-fanout.workflow';
+export { housekeepingWorkflow } from './housekeeping/housekeeping.workflow';

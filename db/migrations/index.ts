@@ -14,6 +14,7 @@ import * as membershipInvitations from './2026.11.23T12.00.00.membership-invitat
 import * as exchangeRates from './2026.11.23T13.00.00.exchange-rates';
 import * as pushNotifications from './2026.11.23T14.00.00.push-notifications';
 import * as mailDelivery from './2026.11.23T15.00.00.mail-delivery';
+import * as housekeeping from './2026.11.23T16.00.00.housekeeping';
 
 export type { MigrationContext };
 
@@ -39,4 +40,5 @@ export const MIGRATIONS: Array<{ name: string; module: MigrationModule }> = [
   { name: '2026.11.23T13.00.00.exchange-rates', module: exchangeRates },
   { name: '2026.11.23T14.00.00.push-notifications', module: pushNotifications },
   { name: '2026.11.23T15.00.00.mail-delivery', module: mailDelivery },
+  { name: '2026.11.23T16.00.00.housekeeping', module: housekeeping },
 ];

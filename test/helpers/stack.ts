@@ -79,6 +79,7 @@ export async function startTestStack(
   // port 9 refuses at once.
   const config = loadTestConfig({
     RATES_SCHEDULE_ID: `rates-refresh-${taskQueue}`,
+    HOUSEKEEPING_SCHEDULE_ID: `housekeeping-${taskQueue}`,
     RATES_CBU_URL: 'http://127.0.0.1:9/cbu',
     RATES_BANK_URL: 'http://127.0.0.1:9/bank',
     ...overrides,
@@ -133,6 +134,7 @@ export async function startTestStack(
       await relay.stop();
       // A Schedule outlives its stack unless deleted (POST /rates/refresh creates one when it is missing).
       await temporal.schedule.getHandle(config.rates.scheduleId).delete().catch(() => undefined);
+      await temporal.schedule.getHandle(config.housekeeping.scheduleId).delete().catch(() => undefined);
       worker?.shutdown();
       await running;
       await nativeConnection.close();

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { TestStack } from './stack';
 
 // A real worker (worker/main.ts) as a child process on the stack's task queue, for tests that kill it or
-// check what it does at start. Its rate Schedule and sources are the stack's unless `env` says otherwise.
+// check what it does at start. Its Schedules and rate sources are the stack's unless `env` says otherwise.
 
 const ROOT = path.join(__dirname, '..', '..');
 
@@ -17,6 +17,7 @@ export function startWorkerProcess(stack: TestStack, env: Record<string, string>
       TEMPORAL_TASK_QUEUE: stack.taskQueue,
       WORKFLOW_BUNDLE_PATH: stack.workflowBundlePath,
       RATES_SCHEDULE_ID: stack.config.rates.scheduleId,
+      HOUSEKEEPING_SCHEDULE_ID: stack.config.housekeeping.scheduleId,
       RATES_REFRESH_INTERVAL_SECONDS: String(stack.config.rates.refreshIntervalSeconds),
       RATES_CBU_URL: stack.config.rates.centralBankUrl,
       RATES_BANK_URL: stack.config.rates.commercialBankUrl,

@@ -39,7 +39,7 @@ let user: Registered;
 let registrationMail: { messageId: string; sentAt: string };
 beforeAll(async () => {
   user = await registerWorkspace(stack);
-  [registrationMail] = await readMail(stack, user.email) as [typeof registrationMail];
+  registrationMail = (await readMail(stack, user.email))[0]!;
   // The mail is recorded as SENT right after the outbox took it.
   await until(async () => ((await status(user)).delivery === 'SENT' ? true : null), 10_000, 'the registration mail SENT');
 });

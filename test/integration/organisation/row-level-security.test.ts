@@ -98,7 +98,7 @@ describe('row-level security', () => {
     );
     expect(functions.map((f) => f.name)).toEqual(
       expect.arrayContaining([
-        'app_claim_push_device', 'app_identity_memberships', 'mail_messages_to_audit', 'app_load_principal', 'app_refresh_token_tenant', 'app_revoke_identity_sessions', 'app_tenant_by_slug',
+        'app_claim_push_device', 'app_identity_memberships', 'app_prune', 'mail_messages_to_audit', 'app_load_principal', 'app_refresh_token_tenant', 'app_revoke_identity_sessions', 'app_tenant_by_slug',
       ]),
     );
     for (const f of functions) expect(f).toEqual({ name: f.name, owner: stack.config.database.definerRole, login: false, bypass: true, definer: true });
