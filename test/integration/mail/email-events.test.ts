@@ -3,6 +3,7 @@ import { QueryTypes } from 'sequelize';
 import { startTestStack, type TestStack } from '../../helpers/stack';
 import { api, bearer, readMail, registerWorkspace, uniqueEmail, waitForMail, type Registered } from '../../helpers/clients';
 import { until } from '../../helpers/worker-process';
+import { enableEmailFactor } from '../../helpers/second-factors';
 import { withTenant } from '../../../db/connection';
 import { openMail, recordMailSent, recordProviderEvents } from '../../../db/repositories/mail/messages';
 
@@ -105,6 +106,23 @@ describe('GET /me/email-status and the provider events', () => {
     const t = seconds(mail!.sentAt);
     await callback([event(mail!.messageId, 'delivered', t + 1), event(mail!.messageId, 'spamreport', t + 60)]).expect(204);
     expect(await status(other)).toMatchObject({ delivery: 'SPAM_REPORTED', mailbox: 'UNREACHABLE' });
+  });
+
+  test('a second-factor code is recorded too: the newest mail is the code, flow EMAIL_CODE, under the outbox\'s message id', async () => {
+    const coded = await registerWorkspace(stack);
+    await enableEmailFactor(stack, coded);
+    const [newest] = await readMail(stack, coded.email);
+    expect(newest!.subject).toMatch(/Confirm turning on email sign-in codes/);
+    const s = await until(async () => {
+      const current = await status(coded);
+      return current.flow === 'EMAIL_CODE' ? current : null;
+    }, 10_000, 'the code mail recorded');
+    expect(s).toMatchObject({ delivery: 'SENT', flow: 'EMAIL_CODE' });
+    const [row] = await stack.admin.query<{ provider_message_id: string; purpose: string }>(
+      'SELECT provider_message_id, purpose FROM mail_messages WHERE to_address = :email ORDER BY created_at DESC LIMIT 1',
+      { replacements: { email: coded.email }, type: QueryTypes.SELECT },
+    );
+    expect(row).toEqual({ provider_message_id: newest!.messageId, purpose: 'EMAIL_CODE' });
   });
 
   test('a caller who was never mailed: NONE, NONE, UNVERIFIED at the time of asking', async () => {
