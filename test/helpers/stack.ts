@@ -68,7 +68,7 @@ export function loadTestConfig(overrides: Record<string, string> = {}): Config {
  */
 export async function startTestStack(
   overrides: Record<string, string> = {},
-  options: { worker?: boolean; relayIntervalMs?: number } = {},
+  options: { worker?: boolean; relayIntervalMs?: number; /** Receives every API and worker log line (else stdout). */ log?: (line: string) => void } = {},
 ): Promise<TestStack> {
   if (!runtimeInstalled) {
     Runtime.install({ logger: new DefaultLogger('WARN') });
@@ -84,7 +84,7 @@ export async function startTestStack(
     RATES_BANK_URL: 'http://127.0.0.1:9/bank',
     ...overrides,
   });
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, {}, options.log);
   const db = createSequelize(config.database.url, { poolMax: 20 });
   initModels(db);
   const owner = createSequelize(config.database.ownerUrl, { poolMax: 1 });

@@ -60,6 +60,11 @@ describe('createInvitation and acceptInvitation', () => {
       { replacements: { t: admin.me.tenantId, email }, type: QueryTypes.SELECT },
     );
     expect(row!.n).toBe(1);
+    const accepted = await stack.admin.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM audit_events WHERE tenant_id = :t AND action = 'users.invitation.accepted' AND subject_id = :id",
+      { replacements: { t: admin.me.tenantId, id: body.invitationId }, type: QueryTypes.SELECT },
+    );
+    expect(accepted[0]!.n).toBe(1);
     const handle = stack.temporal.workflow.getHandle(invitationWorkflowId(body.invitationId));
     const description = await handle.describe();
     expect(description.typedSearchAttributes.getAll().find((p) => p.key.name === 'TenantId')?.value).toBe(admin.me.tenantId);

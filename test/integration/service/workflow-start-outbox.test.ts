@@ -6,7 +6,7 @@ import { createApp } from '../../../api/app';
 import { createLogger } from '../../../core/logger';
 import { createOutboxMailer } from '../../../adapters/mail';
 import { storeOutboxMessage } from '../../../db/repositories/mail/outbox';
-import { periodCloseWorkflowId, registrationWorkflowId } from '../../../contracts/workflow-ids';
+import { invitationWorkflowId, periodCloseWorkflowId, pushWorkflowId, registrationWorkflowId } from '../../../contracts/workflow-ids';
 import { startTestStack, type TestStack } from '../../helpers/stack';
 import { api, bearer, PASSWORD, proofFrom, readMail, registerWorkspace, requestProof, uniqueEmail, waitForMail, type Registered } from '../../helpers/clients';
 import { ledgerApi, simpleEntry, waitForClose } from '../../helpers/ledger';
@@ -157,5 +157,67 @@ describe('no request leaves work that nothing will finish (workflow-start outbox
       type: QueryTypes.SELECT,
     });
     expect(attempt!.password_hash).toBeNull();
+  });
+
+  test('emailed invitation, Temporal down: 201 and no mail yet; the relay mails it, and the mailed token accepts', async () => {
+    const admin = await registerWorkspace(stack);
+    const email = uniqueEmail('invited-while-down');
+    const created = await request(down).post('/api/v1/membership-invitations?delivery=EMAIL').set(...bearer(admin.accessToken))
+      .send({ email, roles: ['VIEWER'] }).expect(201);
+    expect(created.body.token).toBeNull();
+    expect(await readMail(stack, email)).toEqual([]);
+    await relayTick();
+    const [mail] = await waitForMail(stack, email);
+    const token = /invitation=([A-Za-z0-9_-]{43})/.exec(mail!.text)![1]!;
+    await api(stack).post('/api/v1/auth/membership-invitations/accept').set('Host', `${admin.me.company.slug}.${stack.config.baseDomain}`)
+      .send({ token, password: 'a long enough new password' }).expect(200);
+  });
+
+  test('invitation accept, Temporal down: 503 operation-pending; the relay completes it and the chosen password logs in on the host', async () => {
+    const admin = await registerWorkspace(stack);
+    const email = uniqueEmail('accepted-while-down');
+    const host = `${admin.me.company.slug}.${stack.config.baseDomain}`;
+    const created = await api(stack).post('/api/v1/membership-invitations?delivery=MANUAL').set(...bearer(admin.accessToken))
+      .send({ email, roles: ['ACCOUNTANT'] }).expect(201);
+    const res = await request(down).post('/api/v1/auth/membership-invitations/accept').set('Host', host)
+      .send({ token: created.body.token, password: 'a long enough new password' }).expect(503);
+    expect(res.body.type).toBe('/problems/operation-pending');
+    await api(stack).post('/api/v1/auth/login').set('Host', host).send({ email, password: 'a long enough new password' }).expect(401);
+    await relayTick();
+    const result = await stack.temporal.workflow.getHandle(invitationWorkflowId(created.body.invitationId)).result();
+    expect(result).toMatchObject({ tenantId: admin.me.tenantId });
+    const login = await api(stack).post('/api/v1/auth/login').set('Host', host).send({ email, password: 'a long enough new password' }).expect(200);
+    const me = await api(stack).get('/api/v1/me').set(...bearer(login.body.accessToken)).expect(200);
+    expect(me.body.roles).toEqual(['ACCOUNTANT']);
+  });
+
+  test('push message, Temporal down: 202 and QUEUED; the relay starts the fan-out and the device gets it once', async () => {
+    const admin = await registerWorkspace(stack);
+    const token = `outbox-device-${randomUUID()}`;
+    await api(stack).post('/api/v1/notifications/devices').set(...bearer(admin.accessToken)).send({ token }).expect(201);
+    const requestId = randomUUID();
+    const sent = await request(down).post('/api/v1/notifications/messages').set(...bearer(admin.accessToken))
+      .send({ recipientMembershipId: admin.me.membershipId, requestId, title: 'While down', body: 'Sent while Temporal was down' }).expect(202);
+    expect(sent.body).toEqual({ id: expect.any(String), devices: 1 });
+    const status = () => api(stack).get(`/api/v1/notifications/messages/${sent.body.id}`).set(...bearer(admin.accessToken)).expect(200);
+    expect((await status()).body.status).toBe('QUEUED');
+    await expectNoWorkflow(pushWorkflowId(admin.me.tenantId, requestId));
+    await relayTick();
+    await stack.temporal.workflow.getHandle(pushWorkflowId(admin.me.tenantId, requestId)).result();
+    expect((await status()).body).toMatchObject({ status: 'DELIVERED', counts: { SENT: 1 } });
+    const pushes = await api(stack).get('/dev/push').query({ token }).expect(200);
+    expect(pushes.body).toHaveLength(1);
+  });
+
+  test('rate refresh, Temporal down: 503 dependency-unavailable and nothing recorded (the Schedule itself runs when Temporal is back)', async () => {
+    const admin = await registerWorkspace(stack);
+    const audited = async () =>
+      (await stack.admin.query<{ n: number }>("SELECT count(*)::int AS n FROM audit_events WHERE tenant_id = :t AND action = 'rates.refresh.requested'", {
+        replacements: { t: admin.me.tenantId },
+        type: QueryTypes.SELECT,
+      }))[0]!.n;
+    const res = await request(down).post('/api/v1/rates/refresh').set(...bearer(admin.accessToken)).expect(503);
+    expect(res.body.type).toBe('/problems/dependency-unavailable');
+    expect(await audited()).toBe(0);
   });
 });
