@@ -70,3 +70,153 @@ start_temporal() {
   echo "Temporal dev server did not become healthy within 60 s; see $log_file" >&2
   return 1
 }
+
+# start_temporal_postgres PORT LOG_FILE
+# The production-like mode: the Temporal server (built by scripts/temporal-server.sh) on PostgreSQL, in its
+# own role and databases on the same cluster. Creates the role, the two databases and their schema (or
+# brings the schema up to date), writes the server's configuration under .data/temporal-postgres-PORT,
+# starts it, and makes sure the namespace and the TenantId search attribute exist. Sets TEMPORAL_PID when it
+# started a server, leaves it empty when one was already healthy. Ports: PORT (gRPC), PORT+1 history,
+# PORT+2 matching, PORT+6 worker, PORT+20 HTTP, PORT-300.. membership, PORT+703 pprof, TEMPORAL_METRICS_PORT.
+start_temporal_postgres() {
+  local port="$1" log_file="$2"
+  TEMPORAL_PID=""
+  if temporal_healthy "127.0.0.1:$port"; then
+    say "reusing the Temporal server already running on 127.0.0.1:$port"
+    return 0
+  fi
+  local dir user password db visibility admin_url pg_host pg_port
+  dir="$(bash "$ROOT/scripts/temporal-server.sh")"
+  user="${TEMPORAL_DB_USER:-temporal}"
+  password="${TEMPORAL_DB_PASSWORD:-temporal}"
+  db="${TEMPORAL_DB_NAME:-temporal}"
+  visibility="${db}_visibility"
+  pg_host="${TEMPORAL_DB_HOST:-127.0.0.1}"
+  pg_port="${TEMPORAL_DB_PORT:-5432}"
+  admin_url="${TEMPORAL_DB_ADMIN_URL:-postgres://postgres@$pg_host:$pg_port/postgres}"
+
+  say "preparing Temporal's databases ($db, $visibility) as role $user"
+  psql -q -v ON_ERROR_STOP=1 "$admin_url" >/dev/null <<SQL
+DO \$\$ BEGIN
+  IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = '$user') THEN
+    CREATE ROLE "$user" LOGIN PASSWORD '$password';
+  END IF;
+END \$\$;
+SQL
+  local name
+  for name in "$db" "$visibility"; do
+    if [ "$(psql -Atq "$admin_url" -c "SELECT 1 FROM pg_database WHERE datname = '$name'")" != "1" ]; then
+      psql -q -v ON_ERROR_STOP=1 "$admin_url" -c "CREATE DATABASE \"$name\" OWNER \"$user\"" >/dev/null
+    fi
+  done
+  local sql_tool=("$dir/sql" --plugin postgres12 --ep "$pg_host" -p "$pg_port" -u "$user" -pw "$password")
+  local schema="$dir/module/schema/postgresql/v12"
+  local pair
+  for pair in "$db:temporal" "$visibility:visibility"; do
+    name="${pair%%:*}"
+    if [ "$(PGPASSWORD="$password" psql -Atq -h "$pg_host" -p "$pg_port" -U "$user" -d "$name" -c "SELECT to_regclass('schema_version') IS NOT NULL")" != "t" ]; then
+      "${sql_tool[@]}" --db "$name" setup-schema -v 0.0 >/dev/null 2>&1
+    fi
+    "${sql_tool[@]}" --db "$name" update-schema -d "$schema/${pair##*:}/versioned" >/dev/null 2>&1
+  done
+
+  local run_dir="$ROOT/.data/temporal-postgres-$port"
+  mkdir -p "$run_dir/config/dynamicconfig" "$(dirname "$log_file")"
+  cat >"$run_dir/config/dynamicconfig/dynamic.yaml" <<YAML
+# Search attributes created at start are usable at once (as on the dev server).
+system.forceSearchAttributesCacheRefreshOnRead:
+  - value: true
+    constraints: {}
+YAML
+  store() { # name database max_conns
+    cat <<YAML
+    $1:
+      sql:
+        pluginName: "postgres12"
+        databaseName: "$2"
+        connectAddr: "$pg_host:$pg_port"
+        connectProtocol: "tcp"
+        user: "$user"
+        password: "$password"
+        maxConns: $3
+        maxIdleConns: $3
+        maxConnLifetime: "1h"
+YAML
+  }
+  {
+    cat <<YAML
+log:
+  stdout: true
+  level: warn
+persistence:
+  defaultStore: postgres-default
+  visibilityStore: postgres-visibility
+  numHistoryShards: ${TEMPORAL_HISTORY_SHARDS:-4}
+  datastores:
+YAML
+    store postgres-default "$db" 20
+    store postgres-visibility "$visibility" 4
+    cat <<YAML
+global:
+  membership:
+    maxJoinDuration: 30s
+    broadcastAddress: "127.0.0.1"
+  pprof:
+    port: $((port + 703))
+  metrics:
+    prometheus:
+      framework: "tally"
+      timerType: "histogram"
+      listenAddress: "127.0.0.1:${TEMPORAL_METRICS_PORT:-$((port + 767))}"
+services:
+  frontend:
+    rpc: { grpcPort: $port, membershipPort: $((port - 300)), bindOnLocalHost: true, httpPort: $((port + 20)) }
+  matching:
+    rpc: { grpcPort: $((port + 2)), membershipPort: $((port - 298)), bindOnLocalHost: true }
+  history:
+    rpc: { grpcPort: $((port + 1)), membershipPort: $((port - 299)), bindOnLocalHost: true }
+  worker:
+    rpc: { grpcPort: $((port + 6)), membershipPort: $((port - 294)), bindOnLocalHost: true }
+clusterMetadata:
+  enableGlobalNamespace: false
+  failoverVersionIncrement: 10
+  masterClusterName: "active"
+  currentClusterName: "active"
+  clusterInformation:
+    active:
+      enabled: true
+      initialFailoverVersion: 1
+      rpcName: "frontend"
+      rpcAddress: "localhost:$port"
+dcRedirectionPolicy:
+  policy: "noop"
+dynamicConfigClient:
+  filepath: "config/dynamicconfig/dynamic.yaml"
+  pollInterval: "10s"
+YAML
+  } >"$run_dir/config/temporal.yaml"
+
+  "$dir/server" --root "$run_dir" --config config --env temporal --allow-no-auth start >"$log_file" 2>&1 &
+  TEMPORAL_PID=$!
+  for _ in $(seq 1 240); do
+    if temporal_healthy "127.0.0.1:$port"; then break; fi
+    if ! kill -0 "$TEMPORAL_PID" 2>/dev/null; then
+      echo "Temporal server exited; its log ($log_file):" >&2
+      tail -n 30 "$log_file" >&2
+      return 1
+    fi
+    sleep 0.5
+  done
+  temporal_healthy "127.0.0.1:$port" || { echo "Temporal server did not become healthy within 120 s; see $log_file" >&2; return 1; }
+  local address="127.0.0.1:$port" namespace="${TEMPORAL_NAMESPACE:-default}"
+  if ! "$TEMPORAL_BIN" operator namespace describe --address "$address" -n "$namespace" >/dev/null 2>&1; then
+    "$TEMPORAL_BIN" operator namespace create --address "$address" -n "$namespace" --retention 72h >/dev/null
+  fi
+  for _ in $(seq 1 30); do
+    if "$TEMPORAL_BIN" operator search-attribute list --address "$address" -n "$namespace" 2>/dev/null | grep -q TenantId; then return 0; fi
+    "$TEMPORAL_BIN" operator search-attribute create --address "$address" -n "$namespace" --name TenantId --type Keyword --yes >/dev/null 2>&1 || true
+    sleep 1
+  done
+  echo "the TenantId search attribute could not be created on $address" >&2
+  return 1
+}

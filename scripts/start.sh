@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs the whole service on this machine: installs what is missing (npm packages, the Temporal CLI,
-# database roles and schema), starts the Temporal dev server, the worker and the API.
+# database roles and schema), starts the Temporal dev server (or, with TEMPORAL_MODE=postgres, the Temporal
+# server on PostgreSQL), the worker and the API.
 # Ctrl-C stops everything this script started.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
@@ -34,8 +35,13 @@ cleanup() {
 }
 trap cleanup INT TERM EXIT
 
-say "starting the Temporal dev server (SQLite in .data/temporal, Web UI on :$TEMPORAL_UI_PORT)"
-start_temporal "$TEMPORAL_PORT" "$TEMPORAL_UI_PORT" "$ROOT/.data/temporal/temporal.db" "$ROOT/.data/temporal/server.log"
+if [ "${TEMPORAL_MODE:-dev}" = "postgres" ]; then
+  say "starting the Temporal server on PostgreSQL (production-like mode, no Web UI; logs in .data/temporal-postgres.log)"
+  start_temporal_postgres "$TEMPORAL_PORT" "$ROOT/.data/temporal-postgres.log"
+else
+  say "starting the Temporal dev server (SQLite in .data/temporal, Web UI on :$TEMPORAL_UI_PORT)"
+  start_temporal "$TEMPORAL_PORT" "$TEMPORAL_UI_PORT" "$ROOT/.data/temporal/temporal.db" "$ROOT/.data/temporal/server.log"
+fi
 [ -n "$TEMPORAL_PID" ] && pids+=("$TEMPORAL_PID")
 
 say "starting the worker and the API"

@@ -27,8 +27,19 @@ npx depcruise --config .dependency-cruiser.cjs api workflows activities worker d
 TEMPORAL_PID=""
 if [ -z "${TEMPORAL_ADDRESS:-}" ]; then
   port="${TEMPORAL_TEST_PORT:-7243}"
-  say "starting a Temporal dev server for the tests on 127.0.0.1:$port (in memory)"
-  start_temporal "$port" "$((port + 1000))" "" "$ROOT/.data/temporal-test.log" --headless
+  if [ "${TEMPORAL_MODE:-dev}" = "postgres" ]; then
+    # Fresh databases each run, as the in-memory dev server is.
+    export TEMPORAL_DB_NAME="${TEMPORAL_DB_NAME:-temporal_test}"
+    admin_url="${TEMPORAL_DB_ADMIN_URL:-postgres://postgres@127.0.0.1:5432/postgres}"
+    for name in "$TEMPORAL_DB_NAME" "${TEMPORAL_DB_NAME}_visibility"; do
+      psql -q "$admin_url" -c "DROP DATABASE IF EXISTS \"$name\" WITH (FORCE)" >/dev/null
+    done
+    say "starting a Temporal server on PostgreSQL for the tests on 127.0.0.1:$port"
+    start_temporal_postgres "$port" "$ROOT/.data/temporal-postgres-test.log"
+  else
+    say "starting a Temporal dev server for the tests on 127.0.0.1:$port (in memory)"
+    start_temporal "$port" "$((port + 1000))" "" "$ROOT/.data/temporal-test.log" --headless
+  fi
   export TEMPORAL_ADDRESS="127.0.0.1:$port"
 fi
 stop_temporal() { [ -n "$TEMPORAL_PID" ] && kill -TERM "$TEMPORAL_PID" 2>/dev/null && wait "$TEMPORAL_PID" 2>/dev/null; true; }
