@@ -7,6 +7,7 @@ import { storeOutboxMessage } from '../db/repositories/mail/outbox';
 import { createSequelize } from '../db/connection';
 import { initModels } from '../db/models';
 import { createApp } from './app';
+import { temporalConnectionOptions } from '../adapters/temporal/connection';
 
 export interface RunningServer {
   server: Server;
@@ -18,7 +19,7 @@ export interface RunningServer {
 export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
   const db = createSequelize(config.database.url, { poolMax: config.database.poolMax });
   initModels(db);
-  const connection = await Connection.connect({ address: config.temporal.address });
+  const connection = await Connection.connect(temporalConnectionOptions(config.temporal));
   const temporal = new Client({ connection, namespace: config.temporal.namespace });
   const app = createApp({
     config,

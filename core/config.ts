@@ -29,6 +29,10 @@ export interface Config {
     startRelayIntervalMs: number;
     /** A prebuilt workflow bundle for the worker; without one it bundles workflows/ at start. */
     workflowBundlePath: string | null;
+    /** TLS to the Temporal frontend (a managed cluster or Temporal Cloud); null: plain gRPC (local servers). */
+    tls: { caFile: string | null; certFile: string | null; keyFile: string | null; serverName: string | null } | null;
+    /** A Temporal Cloud API key (sent as a bearer token; implies TLS). */
+    apiKey: string | null;
   };
   jwt: {
     issuer: string;
@@ -200,6 +204,19 @@ export function databaseName(url: string): string {
   return new URL(url).pathname.replace(/^\//, '');
 }
 
+/** TLS settings of the Temporal connection: on with TEMPORAL_TLS=true, a client certificate or an API key. */
+function temporalTls(env: Env): Config['temporal']['tls'] {
+  const certFile = env.TEMPORAL_TLS_CERT_FILE || null;
+  const keyFile = env.TEMPORAL_TLS_KEY_FILE || null;
+  if ((certFile === null) !== (keyFile === null)) throw new ConfigError('TEMPORAL_TLS_CERT_FILE and TEMPORAL_TLS_KEY_FILE go together (mTLS)');
+  const flag = str(env, 'TEMPORAL_TLS', '');
+  if (flag !== '' && flag !== 'true' && flag !== 'false') throw new ConfigError('TEMPORAL_TLS must be true or false');
+  const on = flag === 'true' || (flag === '' && (certFile !== null || Boolean(env.TEMPORAL_API_KEY)));
+  if (flag === 'false' && (certFile !== null || env.TEMPORAL_API_KEY)) throw new ConfigError('TEMPORAL_TLS=false cannot be used with a client certificate or an API key');
+  if (!on) return null;
+  return { caFile: env.TEMPORAL_TLS_CA_FILE || null, certFile, keyFile, serverName: env.TEMPORAL_TLS_SERVER_NAME || null };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   // No default: the development keys and the readable mail outbox are opt-in (npm start sets development),
   // so a process started without NODE_ENV refuses to start instead of running with public keys.
@@ -240,6 +257,8 @@ export function loadConfig(env: Env = process.env): Config {
       workflowResponseTimeoutMs: int(env, 'WORKFLOW_RESPONSE_TIMEOUT_MS', 20000, 100, 600000),
       startRelayIntervalMs: int(env, 'WORKFLOW_START_RELAY_INTERVAL_MS', 2000, 50, 600000),
       workflowBundlePath: env.WORKFLOW_BUNDLE_PATH || null,
+      tls: temporalTls(env),
+      apiKey: env.TEMPORAL_API_KEY || null,
     },
     jwt: {
       issuer: str(env, 'JWT_ISSUER', 'accounting-backend'),

@@ -191,7 +191,7 @@ clusterMetadata:
 dcRedirectionPolicy:
   policy: "noop"
 dynamicConfigClient:
-  filepath: "config/dynamicconfig/dynamic.yaml"
+  filepath: "$run_dir/config/dynamicconfig/dynamic.yaml"
   pollInterval: "10s"
 YAML
   } >"$run_dir/config/temporal.yaml"
@@ -214,7 +214,7 @@ YAML
   fi
   for _ in $(seq 1 30); do
     if "$TEMPORAL_BIN" operator search-attribute list --address "$address" -n "$namespace" 2>/dev/null | grep -q TenantId; then return 0; fi
-    "$TEMPORAL_BIN" operator search-attribute create --address "$address" -n "$namespace" --name TenantId --type Keyword --yes >/dev/null 2>&1 || true
+    "$TEMPORAL_BIN" operator search-attribute create --address "$address" -n "$namespace" --name TenantId --type Keyword >/dev/null 2>&1 || true
     sleep 1
   done
   echo "the TenantId search attribute could not be created on $address" >&2

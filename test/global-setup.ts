@@ -4,6 +4,8 @@ import { bundleWorkflowCode } from '@temporalio/worker';
 import { loadConfig, databaseName } from '../core/config';
 import { dropDatabase, setupDatabase } from '../db/setup';
 import { ensureSearchAttributes } from '../worker/search-attributes';
+import { temporalConnectionOptions } from '../adapters/temporal/connection';
+import { createLogger } from '../core/logger';
 
 export const BUNDLE_PATH = path.join(__dirname, '.tmp', 'workflow-bundle.js');
 
@@ -15,7 +17,7 @@ export default async function globalSetup(): Promise<void> {
   const config = loadConfig({ ...process.env, NODE_ENV: 'test' });
   if (config.database.adminUrl) await dropDatabase(config, databaseName(config.database.url));
   await setupDatabase(config);
-  await ensureSearchAttributes(config.temporal.address, config.temporal.namespace);
+  await ensureSearchAttributes(temporalConnectionOptions(config.temporal), config.temporal.namespace, createLogger('warn'));
   const { code } = await bundleWorkflowCode({
     workflowsPath: require.resolve('../workflows'),
     logger: { info: () => undefined, warn: () => undefined, error: console.error, debug: () => undefined, trace: () => undefined, log: () => undefined },

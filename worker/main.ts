@@ -11,6 +11,7 @@ import { ensureSearchAttributes } from './search-attributes';
 import { startRelay } from './start-relay';
 import { ensureRatesSchedule } from '../adapters/temporal/rates-schedule';
 import { ensureHousekeepingSchedule } from '../adapters/temporal/housekeeping-schedule';
+import { temporalConnectionOptions } from '../adapters/temporal/connection';
 
 async function main(): Promise<void> {
   const config = loadConfig();
@@ -28,8 +29,9 @@ async function main(): Promise<void> {
   });
   const db = createSequelize(config.database.url, { poolMax: config.database.poolMax });
   initModels(db);
-  await ensureSearchAttributes(config.temporal.address, config.temporal.namespace);
-  const connection = await NativeConnection.connect({ address: config.temporal.address });
+  const temporalOptions = temporalConnectionOptions(config.temporal);
+  await ensureSearchAttributes(temporalOptions, config.temporal.namespace, logger);
+  const connection = await NativeConnection.connect(temporalOptions);
   const worker = await createWorker({
     config,
     connection,
@@ -37,7 +39,7 @@ async function main(): Promise<void> {
     mailer: createMailer(config.mail, { store: (message) => storeOutboxMessage(db, message) }),
     logger,
   });
-  const clientConnection = await Connection.connect({ address: config.temporal.address });
+  const clientConnection = await Connection.connect(temporalOptions);
   const client = new Client({ connection: clientConnection, namespace: config.temporal.namespace });
   // The scheduled jobs: every worker makes sure each Schedule exists with this configuration.
   const schedule = { ...config.rates, taskQueue: config.temporal.taskQueue };

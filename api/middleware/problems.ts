@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
-import { ConnectionError as DatabaseConnectionError } from 'sequelize';
 import { AppError, PROBLEMS, problemTypeUri, TenantHostMismatchError, UnauthenticatedError, type ProblemType } from '../../core/problems';
 import { locals } from './request-context';
+import { isDatabaseUnavailable } from '../../db/unavailable';
 
 interface ValidatorError {
   status?: number;
@@ -66,8 +66,10 @@ export function problemHandler(err: unknown, _req: Request, res: Response, next:
     if (e.status === 405) return send(res, 'method-not-allowed', e.message ?? 'Method not allowed');
     if (e.status === 415) return send(res, 'unsupported-media-type', e.message ?? 'Unsupported media type');
   }
-  if (err instanceof DatabaseConnectionError || isTemporalUnavailable(err)) {
+  if (isDatabaseUnavailable(err) || isTemporalUnavailable(err)) {
     log?.warn('dependency unavailable', { error: err instanceof Error ? err.message : String(err) });
+    // A restart of either takes seconds; the request changed nothing and may be sent again.
+    res.setHeader('Retry-After', '2');
     return send(res, 'dependency-unavailable', 'A service this operation depends on is unavailable; try again shortly');
   }
   const supportReference = randomUUID();
