@@ -1,0 +1,68 @@
+// Workflow completions per second against a running service (`npm start`, or `TEMPORAL_MODE=postgres npm
+// start`): BENCH_WORKFLOWS magic-link requests from BENCH_CONCURRENCY clients, each starting one
+// registration-proof workflow (one activity that stores the proof and mails it); the clock runs from the
+// first request to the moment Temporal's visibility counts them all completed.
+//   RATE_LIMIT_MAGIC_LINK_PER_IP=1000000/3600 npm start        (the per-IP limit would stop the benchmark)
+//   npm run bench:workflow-completions   (BENCH_WORKFLOWS=300, BENCH_CONCURRENCY=16)
+import { randomUUID } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
+import { loadConfig } from '../core/config';
+import { temporalConnectionOptions } from '../adapters/temporal/connection';
+import { REGISTRATION_PROOF_WORKFLOW } from '../contracts/identity';
+import { BASE, post, requireRunningApi } from './harness';
+
+const WORKFLOWS = Number(process.env.BENCH_WORKFLOWS ?? 300);
+const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
+
+async function main(): Promise<void> {
+  await requireRunningApi();
+  const config = loadConfig({ NODE_ENV: 'development', ...process.env });
+  const connection = await Connection.connect(temporalConnectionOptions(config.temporal));
+  const client = new Client({ connection, namespace: config.temporal.namespace });
+  const since = new Date(Date.now() - 1000).toISOString();
+  const run = randomUUID().slice(0, 8);
+
+  const t0 = performance.now();
+  let next = 0;
+  let refused = 0;
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next < WORKFLOWS) {
+        const i = next++;
+        const res = await post('/api/v1/auth/magic-link/request', { email: `wf-${run}-${i}@example.com` });
+        if (res.status !== 202) refused++;
+        await res.arrayBuffer();
+      }
+    }),
+  );
+  const answered = performance.now() - t0;
+  if (refused > 0) throw new Error(`${refused} requests were not accepted (raise RATE_LIMIT_MAGIC_LINK_PER_IP for the benchmark)`);
+
+  const query = `WorkflowType = '${REGISTRATION_PROOF_WORKFLOW}' AND StartTime >= '${since}'`;
+  let completed = 0;
+  for (;;) {
+    completed = Number((await client.workflow.count(`${query} AND ExecutionStatus = 'Completed'`)).count);
+    if (completed >= WORKFLOWS) break;
+    if (performance.now() - t0 > 300_000) throw new Error(`only ${completed} of ${WORKFLOWS} completed within 5 minutes`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const done = performance.now() - t0;
+  await connection.close();
+
+  console.log(`\nWorkflow completions against ${BASE} and Temporal at ${config.temporal.address}, Node ${process.version}\n`);
+  console.table([
+    {
+      workflows: WORKFLOWS,
+      clients: CONCURRENCY,
+      's to answer all requests': (answered / 1000).toFixed(1),
+      'requests/s': Math.round((WORKFLOWS / answered) * 1000),
+      's to complete all': (done / 1000).toFixed(1),
+      'completions/s': ((WORKFLOWS / done) * 1000).toFixed(1),
+    },
+  ]);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
