@@ -54,12 +54,17 @@ for _ in $(seq 1 60); do
   if curl -fsS "http://127.0.0.1:$PORT/readyz" >/dev/null 2>&1; then break; fi
   sleep 0.5
 done
+if [ "${TEMPORAL_MODE:-dev}" = "postgres" ]; then
+  temporal_lines="  Temporal     $TEMPORAL_ADDRESS on PostgreSQL (no Web UI: $TEMPORAL_BIN workflow list --address $TEMPORAL_ADDRESS)"
+else
+  temporal_lines="  Temporal UI  http://localhost:$TEMPORAL_UI_PORT
+  Rates job    http://localhost:$TEMPORAL_UI_PORT/namespaces/default/schedules/${RATES_SCHEDULE_ID:-rates-refresh}"
+fi
 cat >&2 <<MSG
 
   API          http://localhost:$PORT/api/v1
   API docs     http://localhost:$PORT/docs
-  Temporal UI  http://localhost:$TEMPORAL_UI_PORT
-  Rates job    http://localhost:$TEMPORAL_UI_PORT/namespaces/default/schedules/${RATES_SCHEDULE_ID:-rates-refresh}
+$temporal_lines
   Dev mail     http://localhost:$PORT/dev/mail?to=you@example.com
 
   Ctrl-C stops everything.
