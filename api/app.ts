@@ -33,6 +33,7 @@ import { ledgerHandlers } from './ledger/handlers';
 import { auditHandlers } from './audit/handlers';
 import { mailHandlers } from './mail/handlers';
 import { serviceHandlers } from './service/handlers';
+import { createApiMetrics, type ApiMetrics } from './http/metrics';
 import { docsRoutes } from './service/docs';
 import { createMailDomains } from '../adapters/dns/mail-domains';
 import type { MailDomains } from '../core/email-validation';
@@ -57,20 +58,28 @@ export interface AppDeps {
 }
 
 /** Every operation's handler, by operation id, built from the app's dependencies. */
-function createHandlers(deps: AppDeps, doc: OpenApiDocument, index: OperationIndex, hasher: PasswordHasher, tokens: AccessTokenIssuer): OperationHandlers {
+function createHandlers(
+  deps: AppDeps,
+  doc: OpenApiDocument,
+  index: OperationIndex,
+  hasher: PasswordHasher,
+  tokens: AccessTokenIssuer,
+  metrics: ApiMetrics,
+): OperationHandlers {
   const { config, db } = deps;
   const workflows = createWorkflowClient(deps.temporal, {
     db,
+    metrics,
     taskQueue: deps.taskQueue ?? config.temporal.taskQueue,
     timeoutMs: config.temporal.workflowResponseTimeoutMs,
   });
   const companies = createCompanyScopes(db);
   const factorSecrets = createFactorSecrets(config.secondFactors.secretKeys);
   const sessions = createSessionService({ db, tokens, sessions: config.sessions });
-  const limits = createRequestLimits(db, config.requestLimits);
+  const limits = createRequestLimits(db, config.requestLimits, (action) => metrics.countRateLimitRejection(action));
   const factors = createSecondFactorService({ db, hasher, factorSecrets, workflows, settings: config.secondFactors, limits });
   return {
-    ...serviceHandlers({ db, temporal: deps.temporal, doc }),
+    ...serviceHandlers({ db, temporal: deps.temporal, doc, metrics }),
     ...mailHandlers({
       db,
       mailer: deps.mailer,
@@ -128,7 +137,8 @@ export function createApp(deps: AppDeps): Express {
   // The validator reads these too, so Express, authentication and validation match a path the same way.
   app.set('case sensitive routing', true);
   app.set('strict routing', true);
-  app.use(requestContext(deps.logger, config.baseDomain));
+  const metrics = createApiMetrics(db);
+  app.use(requestContext(deps.logger, config.baseDomain, metrics));
   // The provider's event batches (up to 1,000 events) are larger than any request of a client.
   app.use(index.pathOf('receiveEmailEvents', {}), express.json({ limit: '1mb', type: ['application/json'], verify: keepRawBody }));
   app.use(express.json({ limit: '256kb', type: ['application/json', 'application/*+json'], verify: keepRawBody }));
@@ -136,7 +146,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(
     mountOperations({
       index,
-      handlers: createHandlers(deps, doc, index, hasher, tokens),
+      handlers: createHandlers(deps, doc, index, hasher, tokens, metrics),
       authenticate: authenticate({ db, tokens }),
       authenticateCallback: callbackGuard(config.mail.callbackToken),
       validator: OpenApiValidator.middleware({

@@ -13,6 +13,7 @@ import type { IdReusePolicy, StartOutcome } from '../contracts/workflow-starts';
 import { enqueueWorkflowStart, settleWorkflowStarts, type StartFilter } from '../db/repositories/workflows/starts';
 import type { Tx } from '../db/connection';
 import { workflowStarter } from '../adapters/temporal/start-workflow';
+import type { ApiMetrics } from './http/metrics';
 
 // The API's only door to Temporal: it starts workflows, waits for results and sends updates, and it is
 // the one place where workflow outcomes become problem types. Workflows are started by name with their
@@ -82,9 +83,12 @@ export interface WorkflowClient {
   update<Ret, Arg>(workflowId: string, update: UpdateDefinition<Ret, [Arg]>, arg: Arg): Promise<Ret | null>;
 }
 
-export function createWorkflowClient(client: Client, settings: { db: Sequelize; taskQueue: string; timeoutMs: number }): WorkflowClient {
+export function createWorkflowClient(
+  client: Client,
+  settings: { db: Sequelize; taskQueue: string; timeoutMs: number; metrics?: Pick<ApiMetrics, 'observeWorkflowStart'> },
+): WorkflowClient {
   const { db, taskQueue, timeoutMs } = settings;
-  const start = workflowStarter(client);
+  const start = workflowStarter(client, settings.metrics?.observeWorkflowStart);
   async function resultOf<W extends Workflow>(workflowId: string): Promise<Awaited<ReturnType<W>>> {
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_, reject) => {

@@ -33,6 +33,8 @@ export interface Config {
     tls: { caFile: string | null; certFile: string | null; keyFile: string | null; serverName: string | null } | null;
     /** A Temporal Cloud API key (sent as a bearer token; implies TLS). */
     apiKey: string | null;
+    /** Where the worker serves the Temporal SDK's Prometheus metrics (host:port); null: not served. */
+    workerMetricsAddress: string | null;
   };
   jwt: {
     issuer: string;
@@ -259,6 +261,7 @@ export function loadConfig(env: Env = process.env): Config {
       workflowBundlePath: env.WORKFLOW_BUNDLE_PATH || null,
       tls: temporalTls(env),
       apiKey: env.TEMPORAL_API_KEY || null,
+      workerMetricsAddress: env.WORKER_METRICS_ADDRESS === undefined ? '127.0.0.1:9464' : env.WORKER_METRICS_ADDRESS || null,
     },
     jwt: {
       issuer: str(env, 'JWT_ISSUER', 'accounting-backend'),

@@ -26,6 +26,10 @@ async function main(): Promise<void> {
       else if (level === 'INFO') sdkLog.info(message, fields);
       else sdkLog.debug(message, fields);
     }),
+    // The SDK's own metrics (task slots, poll and schedule-to-start latencies, activity outcomes) for Prometheus.
+    ...(config.temporal.workerMetricsAddress
+      ? { telemetryOptions: { metrics: { prometheus: { bindAddress: config.temporal.workerMetricsAddress, countersTotalSuffix: true, unitSuffix: true } } } }
+      : {}),
   });
   const db = createSequelize(config.database.url, { poolMax: config.database.poolMax });
   initModels(db);

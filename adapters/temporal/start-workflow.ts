@@ -11,8 +11,17 @@ const START_DEADLINE_MS = 5000;
  * policy, has run) answers ALREADY_STARTED instead of a second run. Any other failure is UNAVAILABLE, to be
  * retried.
  */
-export function workflowStarter(client: Client): (start: PendingStart) => Promise<StartOutcome> {
-  return async (start) => {
+export function workflowStarter(
+  client: Client,
+  observe: (workflowType: string, outcome: StartOutcome['outcome'], seconds: number) => void = () => undefined,
+): (start: PendingStart) => Promise<StartOutcome> {
+  const timed = async (start: PendingStart): Promise<StartOutcome> => {
+    const began = performance.now();
+    const outcome = await attempt(start);
+    observe(start.workflowType, outcome.outcome, (performance.now() - began) / 1000);
+    return outcome;
+  };
+  const attempt = async (start: PendingStart): Promise<StartOutcome> => {
     try {
       await client.withDeadline(Date.now() + START_DEADLINE_MS, () =>
         client.workflow.start(start.workflowType, {
@@ -30,4 +39,5 @@ export function workflowStarter(client: Client): (start: PendingStart) => Promis
       return { outcome: 'UNAVAILABLE', error: err instanceof Error ? err.message : String(err) };
     }
   };
+  return timed;
 }

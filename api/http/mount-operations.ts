@@ -57,6 +57,7 @@ function dispatch(handler: OperationHandler<any>): RequestHandler {
     if (reply.headers) res.set(reply.headers);
     res.status(Number(reply.status));
     if (reply.body === undefined) res.end();
+    else if (typeof reply.body === 'string' && /^text\//.test(String(res.getHeader('Content-Type') ?? ''))) res.send(reply.body);
     else res.json(reply.body);
   };
 }

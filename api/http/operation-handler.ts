@@ -19,11 +19,14 @@ type Responses<K extends OperationId> = Operation<K>['responses'];
 type ReplyStatus<K extends OperationId> = {
   [S in keyof Responses<K>]: Responses<K>[S] extends { content: { 'application/json': unknown } }
     ? S
-    : S extends 200 | 201 | 202 | 204
+    : Responses<K>[S] extends { content: { 'text/plain': unknown } }
       ? S
-      : never;
+      : S extends 200 | 201 | 202 | 204
+        ? S
+        : never;
 }[keyof Responses<K>];
-type ReplyBody<R> = R extends { content: { 'application/json': infer B } } ? B : undefined;
+/** JSON, or text for the few plain-text answers (sent as is, with the Content-Type the handler sets). */
+type ReplyBody<R> = R extends { content: { 'application/json': infer B } } ? B : R extends { content: { 'text/plain': infer T } } ? T : undefined;
 
 export type Reply<K extends OperationId> = {
   [S in ReplyStatus<K>]: ReplyBody<Responses<K>[S]> extends undefined

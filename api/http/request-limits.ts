@@ -16,7 +16,11 @@ export interface RequestLimits {
  * Request-rate limits in PostgreSQL (rate-limiter-flexible's store on the `request_limits` table), so every
  * API process counts together. Called before any password is hashed: an unknown email costs a hash too.
  */
-export function createRequestLimits(db: Sequelize, limits: Config['requestLimits']): RequestLimits {
+export function createRequestLimits(
+  db: Sequelize,
+  limits: Config['requestLimits'],
+  onRejected: (action: LimitedAction) => void = () => undefined,
+): RequestLimits {
   const limiter = (keyPrefix: string, window: RateWindow) =>
     new RateLimiterPostgres({
       storeClient: db,
@@ -42,6 +46,7 @@ export function createRequestLimits(db: Sequelize, limits: Config['requestLimits
       const error = refused.find((r) => !(r instanceof RateLimiterRes));
       if (error) throw error;
       if (refused.length === 0) return;
+      onRejected(action);
       const retryAfter = Math.max(1, ...refused.map((r) => Math.ceil((r as RateLimiterRes).msBeforeNext / 1000)));
       throw new AppError(
         'too-many-requests',

@@ -3,6 +3,7 @@ import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from '../../core/logger';
 import type { HostContext, Principal, RequestContext } from '../http/context';
 import type { OperationInfo } from '../../contracts/operations';
+import type { ApiMetrics } from '../http/metrics';
 
 /** What a client may send as its own correlation id: printable, header-safe, bounded. */
 const CLIENT_CORRELATION_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
@@ -33,7 +34,7 @@ export function parseHost(hostHeader: string | undefined, baseDomain: string): H
  * Correlation id (always the service's own: a client could otherwise thread its audit events into another
  * operation), the client's X-Correlation-Id kept beside it, request context, one access-log line per request.
  */
-export function requestContext(logger: Logger, baseDomain: string) {
+export function requestContext(logger: Logger, baseDomain: string, metrics?: Pick<ApiMetrics, 'observeRequest'>) {
   return (req: Request, res: Response, next: NextFunction) => {
     const incoming = req.get('x-correlation-id');
     const clientCorrelationId = incoming && CLIENT_CORRELATION_ID.test(incoming) ? incoming : null;
@@ -56,6 +57,7 @@ export function requestContext(logger: Logger, baseDomain: string) {
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       const { operation, principal } = locals(res);
+      metrics?.observeRequest(operation?.operationId, req.method, res.statusCode, ms / 1000);
       log.info('request', {
         method: req.method,
         path: req.path,

@@ -18,6 +18,8 @@ export function startWorkerProcess(stack: TestStack, env: Record<string, string>
       WORKFLOW_BUNDLE_PATH: stack.workflowBundlePath,
       RATES_SCHEDULE_ID: stack.config.rates.scheduleId,
       HOUSEKEEPING_SCHEDULE_ID: stack.config.housekeeping.scheduleId,
+      // Several test workers run at once: none binds the SDK's metrics port unless a test asks.
+      WORKER_METRICS_ADDRESS: '',
       RATES_REFRESH_INTERVAL_SECONDS: String(stack.config.rates.refreshIntervalSeconds),
       RATES_CBU_URL: stack.config.rates.centralBankUrl,
       RATES_BANK_URL: stack.config.rates.commercialBankUrl,

@@ -1,0 +1,76 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { Sequelize } from 'sequelize';
+import type { StartOutcome } from '../../contracts/workflow-starts';
+
+// The API's Prometheus metrics (prom-client), one registry per app. Labels are bounded: operation ids come
+// from the document, statuses from HTTP, workflow types and limited actions from our code; never a path,
+// a tenant or a user.
+
+export interface ApiMetrics {
+  registry: Registry;
+  observeRequest(operationId: string | undefined, method: string, status: number, seconds: number): void;
+  observeWorkflowStart(workflowType: string, outcome: StartOutcome['outcome'], seconds: number): void;
+  countRateLimitRejection(action: string): void;
+}
+
+interface SequelizePool {
+  size: number;
+  available: number;
+  using: number;
+  waiting: number;
+}
+
+export function createApiMetrics(db: Sequelize): ApiMetrics {
+  const registry = new Registry();
+  // Process CPU, memory, GC and the event loop's lag (nodejs_eventloop_lag_p99_seconds and friends).
+  collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: 10 });
+
+  const http = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Time from a request arriving to its answer being sent, by operation id (unmatched: none), method and status',
+    labelNames: ['operation', 'method', 'status'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  const starts = new Histogram({
+    name: 'workflow_start_duration_seconds',
+    help: 'Time to start a workflow on Temporal, by workflow type and outcome (STARTED, ALREADY_STARTED, UNAVAILABLE: left to the relay)',
+    labelNames: ['workflow_type', 'outcome'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [registry],
+  });
+  const rejections = new Counter({
+    name: 'rate_limit_rejections_total',
+    help: 'Requests refused with 429 by a request-rate limit, by limited action',
+    labelNames: ['action'] as const,
+    registers: [registry],
+  });
+  const pool = () => (db.connectionManager as unknown as { pool?: SequelizePool }).pool;
+  const gauge = (name: string, help: string, read: (p: SequelizePool) => number) =>
+    new Gauge({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        const p = pool();
+        this.set(p ? read(p) : 0);
+      },
+    });
+  gauge('db_pool_connections', 'Connections the database pool holds (in use and idle)', (p) => p.size);
+  gauge('db_pool_connections_in_use', 'Connections lent to a request or transaction', (p) => p.using);
+  gauge('db_pool_connections_idle', 'Connections open and free', (p) => p.available);
+  gauge('db_pool_waiting_requests', 'Requests waiting for a connection (the pool is exhausted while this is above 0)', (p) => p.waiting);
+
+  return {
+    registry,
+    observeRequest(operationId, method, status, seconds) {
+      http.observe({ operation: operationId ?? 'none', method, status: String(status) }, seconds);
+    },
+    observeWorkflowStart(workflowType, outcome, seconds) {
+      starts.observe({ workflow_type: workflowType, outcome }, seconds);
+    },
+    countRateLimitRejection(action) {
+      rejections.inc({ action });
+    },
+  };
+}
