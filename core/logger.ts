@@ -1,4 +1,8 @@
-// Structured JSON logs, one line per event. Callers pass fields; secrets are never passed in.
+import pino, { type DestinationStream, type Logger as PinoLogger } from 'pino';
+
+// Structured JSON logs, one line per event, through pino: written asynchronously to stdout (flushed on
+// exit), so an access-log line never holds up a request. Callers pass fields;
+// secrets are never passed in, and field names that look like secrets are redacted anyway.
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 export type LogFields = Record<string, unknown>;
@@ -11,8 +15,6 @@ export interface Logger {
   child(fields: LogFields): Logger;
 }
 
-const ORDER: Record<LogLevel | 'silent', number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 };
-
 // Field names that must never reach a log line, whatever a caller passes.
 const REDACTED = /pass(word)?|token|secret|code|hash|authorization|cookie/i;
 
@@ -24,20 +26,41 @@ function scrub(fields: LogFields): LogFields {
   return out;
 }
 
-export function createLogger(
-  level: LogLevel | 'silent',
-  base: LogFields = {},
-  write: (line: string) => void = (line) => process.stdout.write(line + '\n'),
-): Logger {
-  const emit = (lvl: LogLevel, msg: string, fields?: LogFields) => {
-    if (ORDER[lvl] < ORDER[level]) return;
-    write(JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...base, ...scrub(fields ?? {}) }));
-  };
+function wrap(log: PinoLogger): Logger {
   return {
-    debug: (msg, fields) => emit('debug', msg, fields),
-    info: (msg, fields) => emit('info', msg, fields),
-    warn: (msg, fields) => emit('warn', msg, fields),
-    error: (msg, fields) => emit('error', msg, fields),
-    child: (fields) => createLogger(level, { ...base, ...scrub(fields) }, write),
+    debug: (msg, fields) => log.debug(fields ?? {}, msg),
+    info: (msg, fields) => log.info(fields ?? {}, msg),
+    warn: (msg, fields) => log.warn(fields ?? {}, msg),
+    error: (msg, fields) => log.error(fields ?? {}, msg),
+    child: (fields) => wrap(log.child(scrub(fields))),
   };
+}
+
+let stdout: ReturnType<typeof pino.destination> | null = null;
+/** One buffered stdout destination per process, flushed when the process exits. */
+function stdoutDestination(): DestinationStream {
+  if (!stdout) {
+    const destination = pino.destination({ dest: 1, sync: false });
+    process.once('exit', () => destination.flushSync());
+    stdout = destination;
+  }
+  return stdout;
+}
+
+/**
+ * `write`, when given, receives each line synchronously (tests, the secret scan); otherwise lines go to
+ * stdout asynchronously. Fields: time (ISO 8601), level (its name), msg, the base fields, then the call's.
+ */
+export function createLogger(level: LogLevel | 'silent', base: LogFields = {}, write?: (line: string) => void): Logger {
+  const destination: DestinationStream = write ? { write: (line: string) => write(line.replace(/\n$/, '')) } : stdoutDestination();
+  const log = pino(
+    {
+      level,
+      base: scrub(base),
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }), log: (fields) => scrub(fields) },
+    },
+    destination,
+  );
+  return wrap(log);
 }
