@@ -21,6 +21,9 @@ fi
 command -v go >/dev/null 2>&1 || { echo "temporal-server: Go is required to build the Temporal server" >&2; exit 1; }
 
 mkdir -p "$bin_dir"
+tmp_bin=""
+# A failed build leaves no half-made folder behind.
+trap 'rm -rf ${tmp_bin:+"$tmp_bin"} "$bin_dir/module.tmp"' EXIT
 exec 9>"$cache_root/.build.lock"
 echo "temporal-server: building Temporal server v$TEMPORAL_SERVER_VERSION and temporal-sql-tool with go install (first time only, about 4 minutes on 2 cores)..." >&2
 flock 9
@@ -32,6 +35,7 @@ for tool in server sql; do
     CGO_ENABLED=0 GOBIN="$tmp_bin" GOFLAGS="${GOFLAGS:-} -modcacherw" go install -trimpath -ldflags "-s -w" "$path@v$TEMPORAL_SERVER_VERSION" >&2
     mv "$tmp_bin/$tool" "$bin_dir/$tool"
     rmdir "$tmp_bin"
+    tmp_bin=""
   fi
 done
 if [ ! -d "$bin_dir/module" ]; then

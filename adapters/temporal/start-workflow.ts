@@ -15,29 +15,29 @@ export function workflowStarter(
   client: Client,
   observe: (workflowType: string, outcome: StartOutcome['outcome'], seconds: number) => void = () => undefined,
 ): (start: PendingStart) => Promise<StartOutcome> {
-  const timed = async (start: PendingStart): Promise<StartOutcome> => {
+  return async (start) => {
     const began = performance.now();
-    const outcome = await attempt(start);
+    const outcome = await attempt(client, start);
     observe(start.workflowType, outcome.outcome, (performance.now() - began) / 1000);
     return outcome;
   };
-  const attempt = async (start: PendingStart): Promise<StartOutcome> => {
-    try {
-      await client.withDeadline(Date.now() + START_DEADLINE_MS, () =>
-        client.workflow.start(start.workflowType, {
-          workflowId: start.workflowId,
-          taskQueue: start.taskQueue,
-          args: start.args,
-          workflowIdReusePolicy: WorkflowIdReusePolicy[start.idReusePolicy],
-          workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
-          typedSearchAttributes: start.tenantId ? [{ key: TENANT_ID, value: start.tenantId }] : [],
-        }),
-      );
-      return { outcome: 'STARTED' };
-    } catch (err) {
-      if (err instanceof WorkflowExecutionAlreadyStartedError) return { outcome: 'ALREADY_STARTED' };
-      return { outcome: 'UNAVAILABLE', error: err instanceof Error ? err.message : String(err) };
-    }
-  };
-  return timed;
+}
+
+async function attempt(client: Client, start: PendingStart): Promise<StartOutcome> {
+  try {
+    await client.withDeadline(Date.now() + START_DEADLINE_MS, () =>
+      client.workflow.start(start.workflowType, {
+        workflowId: start.workflowId,
+        taskQueue: start.taskQueue,
+        args: start.args,
+        workflowIdReusePolicy: WorkflowIdReusePolicy[start.idReusePolicy],
+        workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
+        typedSearchAttributes: start.tenantId ? [{ key: TENANT_ID, value: start.tenantId }] : [],
+      }),
+    );
+    return { outcome: 'STARTED' };
+  } catch (err) {
+    if (err instanceof WorkflowExecutionAlreadyStartedError) return { outcome: 'ALREADY_STARTED' };
+    return { outcome: 'UNAVAILABLE', error: err instanceof Error ? err.message : String(err) };
+  }
 }

@@ -133,9 +133,9 @@ export async function recordProviderEvents(db: Sequelize, provider: 'sendgrid', 
            FROM incoming i
          ON CONFLICT (provider, event_id) DO NOTHING
          RETURNING mail_message_id, state, occurred_at, detail
-       ), applied AS (${APPLY_STATES('inserted')} RETURNING 1)
-       SELECT count(*) AS recorded, count(*) FILTER (WHERE mail_message_id IS NULL) AS unmatched, (SELECT count(*) FROM applied) AS moved
-         FROM inserted`,
+       ), applied AS (${APPLY_STATES('inserted')})
+       -- A data-modifying WITH runs to completion whether or not it is read.
+       SELECT count(*) AS recorded, count(*) FILTER (WHERE mail_message_id IS NULL) AS unmatched FROM inserted`,
       {
         provider,
         eventIds: events.map((e) => e.eventId),
