@@ -6,6 +6,7 @@ import type { Config } from '../core/config';
 import type { Logger } from '../core/logger';
 import type { Mailer } from '../core/mail';
 import { createPasswordHasher, type PasswordHasher } from '../core/passwords';
+import { createHashGate, type HashGate } from '../core/hash-gate';
 import { createAccessTokenIssuer, type AccessTokenIssuer } from '../core/access-tokens';
 import { createFactorSecrets } from '../core/factor-secrets';
 import { createOperationIndex, loadOpenApiDocument, type OpenApiDocument, type OperationIndex } from '../contracts/operations';
@@ -50,6 +51,8 @@ export interface AppDeps {
   mailer: Mailer;
   /** Built from config when not given. */
   hasher?: PasswordHasher;
+  /** Bounds concurrent password hashes; built from config when not given. */
+  hashGate?: HashGate;
   tokens?: AccessTokenIssuer;
   doc?: OpenApiDocument;
   taskQueue?: string;
@@ -127,9 +130,12 @@ function createHandlers(
 export function createApp(deps: AppDeps): Express {
   const { config, db } = deps;
   const doc = deps.doc ?? loadOpenApiDocument();
-  const hasher = deps.hasher ?? createPasswordHasher(config.passwords.scryptLogN);
   const tokens = deps.tokens ?? createAccessTokenIssuer(config.jwt);
   const index = createOperationIndex(doc);
+  const metrics = createApiMetrics(db);
+  const hashGate = deps.hashGate ?? createHashGate({ concurrency: config.passwords.hashConcurrency, maxWaitMs: config.passwords.hashMaxWaitMs });
+  metrics.watchHashGate(hashGate);
+  const hasher = deps.hasher ?? createPasswordHasher(config.passwords.scryptLogN, hashGate);
 
   const app = express();
   app.disable('x-powered-by');
@@ -137,7 +143,6 @@ export function createApp(deps: AppDeps): Express {
   // The validator reads these too, so Express, authentication and validation match a path the same way.
   app.set('case sensitive routing', true);
   app.set('strict routing', true);
-  const metrics = createApiMetrics(db);
   app.use(requestContext(deps.logger, config.baseDomain, metrics));
   // The provider's event batches (up to 1,000 events) are larger than any request of a client.
   app.use(index.pathOf('receiveEmailEvents', {}), express.json({ limit: '1mb', type: ['application/json'], verify: keepRawBody }));

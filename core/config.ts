@@ -1,4 +1,5 @@
 // Configuration is read once at start-up, validated, and passed down; nothing reads process.env later.
+import { availableParallelism } from 'node:os';
 import type { FactorKey } from './factor-secrets';
 
 export interface JwtKey {
@@ -52,6 +53,10 @@ export interface Config {
   };
   passwords: {
     scryptLogN: number;
+    /** Hashes that run at once (the rest queue): one core is left for requests and the database. */
+    hashConcurrency: number;
+    /** How long a hash may wait for its turn before the request is answered 503 with Retry-After. */
+    hashMaxWaitMs: number;
   };
   secondFactors: {
     /** Root keys for second-factor secrets (TOTP secrets at rest, emailed codes, their MACs); the first seals. */
@@ -280,6 +285,8 @@ export function loadConfig(env: Env = process.env): Config {
     passwords: {
       // 2^17 with r=8 is OWASP's scrypt floor (128 MiB per hash); tests lower it to stay fast.
       scryptLogN: int(env, 'PASSWORD_SCRYPT_LOG_N', 17, 10, 20),
+      hashConcurrency: int(env, 'PASSWORD_HASH_CONCURRENCY', Math.max(1, availableParallelism() - 1), 1, 256),
+      hashMaxWaitMs: int(env, 'PASSWORD_HASH_MAX_WAIT_MS', 3000, 0, 60000),
     },
     secondFactors: {
       secretKeys: secondFactorKeys(env, production),

@@ -1,4 +1,5 @@
 import { randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import type { HashGate } from './hash-gate';
 
 // Passwords are hashed with scrypt from node:crypto: memory-hard, and run on libuv's thread pool,
 // so hashing never blocks the event loop (docs/decisions.md explains why not bcryptjs).
@@ -35,24 +36,27 @@ export interface PasswordHasher {
   verify(password: string, stored: string | null): Promise<boolean>;
 }
 
-export function createPasswordHasher(logN: number): PasswordHasher {
-  // Verifying against this keeps an unknown identity as slow as a wrong password.
+/** `gate` bounds how many hashes run at once (see hash-gate.ts); without one, every call hashes at once. */
+export function createPasswordHasher(logN: number, gate?: HashGate): PasswordHasher {
+  const derive = (password: Buffer, salt: Buffer, n: number, r: number, p: number) =>
+    gate ? gate.run(() => scrypt(password, salt, n, r, p)) : scrypt(password, salt, n, r, p);
+  // Verifying against this keeps an unknown identity as slow as a wrong password (computed once, ungated).
   let dummy: Promise<string> | null = null;
-  const hash = async (password: string): Promise<string> => {
+  const hashWith = async (password: string, kdf: typeof derive): Promise<string> => {
     if (utf8Length(password) > PASSWORD_MAX_BYTES) throw new RangeError('password exceeds 72 UTF-8 bytes');
     const salt = randomBytes(16);
-    const key = await scrypt(normalise(password), salt, logN, R, P);
+    const key = await kdf(normalise(password), salt, logN, R, P);
     return ['scrypt', logN, R, P, salt.toString('base64'), key.toString('base64')].join('$');
   };
   return {
-    hash,
+    hash: (password) => hashWith(password, derive),
     async verify(password, stored) {
       // Passwords over the limit never authenticate; they are rejected, never truncated.
       const tooLong = utf8Length(password) > PASSWORD_MAX_BYTES;
-      const target = stored ?? (await (dummy ??= hash('dummy-password-for-timing')));
+      const target = stored ?? (await (dummy ??= hashWith('dummy-password-for-timing', scrypt)));
       const [scheme, n, r, p, salt, expected] = target.split('$');
       if (scheme !== 'scrypt' || !salt || !expected) return false;
-      const key = await scrypt(normalise(tooLong ? 'x' : password), Buffer.from(salt, 'base64'), Number(n), Number(r), Number(p));
+      const key = await derive(normalise(tooLong ? 'x' : password), Buffer.from(salt, 'base64'), Number(n), Number(r), Number(p));
       const ok = timingSafeEqual(key, Buffer.from(expected, 'base64'));
       return ok && !tooLong && stored !== null;
     },

@@ -41,6 +41,7 @@ export const PROBLEMS = {
   internal: { status: 500, title: 'An unexpected error occurred' },
   'operation-pending': { status: 503, title: 'The operation did not finish in time; it may still complete' },
   'dependency-unavailable': { status: 503, title: 'A service this operation depends on is unavailable' },
+  'server-busy': { status: 503, title: 'The service is busy with password checks; try again shortly' },
 } as const;
 
 export type ProblemType = keyof typeof PROBLEMS;

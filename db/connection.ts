@@ -39,16 +39,106 @@ export async function execute(db: Db, sql: string, replacements: Record<string, 
   await poolOf(db).query(sql, { replacements, transaction: transactionOf(db) });
 }
 
+/** One SQL statement with its named replacements, sent as part of a pipelined batch (see withTenant). */
+export interface Statement {
+  sql: string;
+  replacements?: Record<string, unknown>;
+}
+
+type PgResult = { rows: Record<string, unknown>[] };
+type PgClient = { query(text: string): Promise<PgResult | PgResult[]> };
+
+// Sequelize's own replacement formatter (the one `query` uses): values become escaped literals.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { injectReplacements } = require('sequelize/lib/utils/sql') as {
+  injectReplacements(sql: string, dialect: unknown, replacements: Record<string, unknown>): string;
+};
+
+function inline(db: Sequelize, statement: Statement): string {
+  const sql = statement.sql.trim().replace(/;$/, '');
+  return statement.replacements ? injectReplacements(sql, (db as unknown as { dialect: unknown }).dialect, statement.replacements) : sql;
+}
+
+/**
+ * A Sequelize transaction whose opening is one round trip: START TRANSACTION, the tenant setting and the
+ * caller's first statements go to PostgreSQL as one simple-protocol batch. Each statement costs a network
+ * round trip and a write on both sides, which on this service's short requests weighs more than the SQL.
+ */
+class TenantTransaction extends Transaction {
+  /** The rows of each opening statement, in order. */
+  opened: Record<string, unknown>[][] = [];
+
+  constructor(
+    db: Sequelize,
+    private readonly opening: string,
+    private readonly skip: number,
+  ) {
+    super(db, {});
+  }
+
+  /** Replaces Sequelize's begin (a lone START TRANSACTION); called by prepareEnvironment. */
+  async begin(): Promise<void> {
+    const client = (this as unknown as { connection: PgClient }).connection;
+    const results = await client.query(this.opening);
+    this.opened = (Array.isArray(results) ? results : [results]).slice(this.skip).map((r) => r.rows);
+  }
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** START TRANSACTION and the tenant setting (set_config(..., true): this transaction only), then `first`. */
+function opening(db: Sequelize, tenantId: string, first: Statement[], options: { readOnly?: boolean; commit?: boolean } = {}): string {
+  if (!UUID.test(tenantId)) throw new TypeError('tenant id is not a UUID');
+  return [
+    options.readOnly ? 'START TRANSACTION READ ONLY' : 'START TRANSACTION',
+    `SELECT set_config('app.tenant_id', '${tenantId}', true)`,
+    ...first.map((statement) => inline(db, statement)),
+    ...(options.commit ? ['COMMIT'] : []),
+  ].join(';\n');
+}
+
+async function runTransaction<T>(tx: Transaction, work: (tx: Tx) => Promise<T>): Promise<T> {
+  // As Sequelize's managed transaction: roll back on any failure, commit otherwise.
+  await (tx as unknown as { prepareEnvironment(useCls: boolean): Promise<void> }).prepareEnvironment(false);
+  let result: T;
+  try {
+    result = await work(tx);
+  } catch (err) {
+    await tx.rollback().catch(() => undefined);
+    throw err;
+  }
+  await tx.commit();
+  return result;
+}
+
 /**
  * Runs `work` in one transaction in which row-level security sees only `tenantId`.
  * The setting is transaction-scoped (set_config(..., true)), so a pooled connection never carries it
- * into another request.
+ * into another request. `first` statements run in the same round trip as the opening (e.g. the company
+ * check of every company operation); `work` receives their rows.
  */
-export async function withTenant<T>(db: Sequelize, tenantId: string, work: (tx: Tx) => Promise<T>): Promise<T> {
-  return db.transaction(async (tx) => {
-    await setTenant(tx, tenantId);
-    return work(tx);
-  });
+export async function withTenant<T>(
+  db: Sequelize,
+  tenantId: string,
+  work: (tx: Tx, first: Record<string, unknown>[][]) => Promise<T>,
+  first: Statement[] = [],
+): Promise<T> {
+  const tx = new TenantTransaction(db, opening(db, tenantId, first), 2);
+  return runTransaction(tx, (t) => work(t, tx.opened));
+}
+
+/**
+ * Reads in one round trip: a read-only transaction with the tenant setting, the statements, and COMMIT,
+ * sent as one batch. Returns each statement's rows. For reads whose statements do not depend on each
+ * other's results.
+ */
+export async function readInTenant(db: Sequelize, tenantId: string, statements: Statement[]): Promise<Record<string, unknown>[][]> {
+  const tx = new TenantTransaction(db, opening(db, tenantId, statements, { readOnly: true, commit: true }), 2);
+  await (tx as unknown as { prepareEnvironment(useCls: boolean): Promise<void> }).prepareEnvironment(false);
+  // The batch committed; `finished` tells Sequelize so, and cleanup returns the connection to the pool.
+  (tx as unknown as { finished: string }).finished = 'commit';
+  (tx as unknown as { cleanup(): void }).cleanup();
+  return tx.opened.slice(0, statements.length);
 }
 
 export async function setTenant(tx: Tx, tenantId: string): Promise<void> {

@@ -1,5 +1,7 @@
 import {
-  companyChartPage,
+  companyChartPageOf,
+  companyChartPageStatement,
+  countCompanyChart,
   findCompanyAccount,
   insertCustomAccount,
   saveAccountConfiguration,
@@ -47,8 +49,11 @@ export function createChartOfAccounts(companies: CompanyScopes) {
     legalEntityId: string,
     query: { q: string; type: AccountType | null; page: number; size: number },
   ): Promise<Schemas['CompanyAccountPage']> {
-    const { rows, total } = await companies.read(principal, legalEntityId, (tx, scope) =>
-      companyChartPage(tx, scope, { q: query.q, type: query.type, limit: query.size, offset: query.page * query.size }),
+    const chartQuery = { q: query.q, type: query.type, limit: query.size, offset: query.page * query.size };
+    const [page] = await companies.readBatch(principal, legalEntityId, (scope) => [companyChartPageStatement(scope, chartQuery)]);
+    // Past the last page the window count has no row to ride on: count on its own.
+    const { rows, total } = await companyChartPageOf(page!, () =>
+      companies.read(principal, legalEntityId, (tx, scope) => countCompanyChart(tx, scope, chartQuery)),
     );
     return pageOf(rows.map(toCompanyAccount), query, total);
   }

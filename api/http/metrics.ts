@@ -1,6 +1,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Sequelize } from 'sequelize';
 import type { StartOutcome } from '../../contracts/workflow-starts';
+import type { HashGate } from '../../core/hash-gate';
 
 // The API's Prometheus metrics (prom-client), one registry per app. Labels are bounded: operation ids come
 // from the document, statuses from HTTP, workflow types and limited actions from our code; never a path,
@@ -11,6 +12,8 @@ export interface ApiMetrics {
   observeRequest(operationId: string | undefined, method: string, status: number, seconds: number): void;
   observeWorkflowStart(workflowType: string, outcome: StartOutcome['outcome'], seconds: number): void;
   countRateLimitRejection(action: string): void;
+  /** Reports the password-hash gate: running and waiting now, refusals so far. */
+  watchHashGate(gate: HashGate): void;
 }
 
 interface SequelizePool {
@@ -61,8 +64,40 @@ export function createApiMetrics(db: Sequelize): ApiMetrics {
   gauge('db_pool_connections_idle', 'Connections open and free', (p) => p.available);
   gauge('db_pool_waiting_requests', 'Requests waiting for a connection (the pool is exhausted while this is above 0)', (p) => p.waiting);
 
+  let hashGate: HashGate | null = null;
+  new Gauge({
+    name: 'password_hashes_running',
+    help: 'Password hashes (scrypt) running now; at most PASSWORD_HASH_CONCURRENCY',
+    registers: [registry],
+    collect() {
+      this.set(hashGate?.running ?? 0);
+    },
+  });
+  new Gauge({
+    name: 'password_hashes_waiting',
+    help: 'Password hashes queued for their turn',
+    registers: [registry],
+    collect() {
+      this.set(hashGate?.waiting ?? 0);
+    },
+  });
+  let refusalsSeen = 0;
+  new Counter({
+    name: 'password_hash_refusals_total',
+    help: 'Requests answered 503 server-busy because their password hash waited longer than PASSWORD_HASH_MAX_WAIT_MS',
+    registers: [registry],
+    collect() {
+      const refused = hashGate?.refused ?? 0;
+      if (refused > refusalsSeen) this.inc(refused - refusalsSeen);
+      refusalsSeen = refused;
+    },
+  });
+
   return {
     registry,
+    watchHashGate(gate) {
+      hashGate = gate;
+    },
     observeRequest(operationId, method, status, seconds) {
       http.observe({ operation: operationId ?? 'none', method, status: String(status) }, seconds);
     },

@@ -1,8 +1,8 @@
 import type { Sequelize } from 'sequelize';
-import { withTenant } from '../../db/connection';
+import { readInTenant, withTenant } from '../../db/connection';
 import { AppError } from '../../core/problems';
 import { listLiveSessions, revokeOwnSession } from '../../db/repositories/identity/sessions';
-import { firstCompanyOf } from '../../db/repositories/organisation/companies';
+import { firstCompanyStatement, workspaceCompanyOf } from '../../db/repositories/organisation/companies';
 import { permissionsOf } from '../../db/repositories/organisation/principals';
 import type { Principal, RequestContext } from '../http/context';
 import type { Schemas } from '../http/operation-handler';
@@ -11,7 +11,8 @@ import { recordCallerEvent } from '../audit/caller-events';
 /** The caller: who they are in this workspace, what they may do, and their sessions. */
 export function createMe({ db }: { db: Sequelize }) {
   async function getCurrentUser(principal: Principal): Promise<Schemas['CurrentUser']> {
-    const company = await withTenant(db, principal.tenantId, (tx) => firstCompanyOf(tx, { tenantId: principal.tenantId }));
+    const [rows] = await readInTenant(db, principal.tenantId, [firstCompanyStatement({ tenantId: principal.tenantId })]);
+    const company = workspaceCompanyOf(rows!);
     if (!company) throw new AppError('not-found', 'The workspace has no company');
     return {
       userId: principal.userId,

@@ -1,6 +1,6 @@
 import type { Sequelize } from 'sequelize';
-import { withTenant, type Tx } from '../../db/connection';
-import { findCompany, type CompanyScope } from '../../db/repositories/organisation/companies';
+import { readInTenant, withTenant, type Statement, type Tx } from '../../db/connection';
+import { companyOf, companyStatement, type CompanyScope } from '../../db/repositories/organisation/companies';
 import { AppError } from '../../core/problems';
 import type { Principal } from '../http/context';
 
@@ -9,6 +9,11 @@ export type { CompanyScope };
 export interface CompanyScopes {
   /** A read of one company: one tenant transaction, the company must exist in the caller's workspace. */
   read<T>(principal: Principal, legalEntityId: string, work: (tx: Tx, scope: CompanyScope) => Promise<T>): Promise<T>;
+  /**
+   * A read of one company made of statements that do not depend on each other: the company check and the
+   * statements go as one batch (one round trip, read-only transaction). Returns each statement's rows.
+   */
+  readBatch(principal: Principal, legalEntityId: string, statements: (scope: CompanyScope) => Statement[]): Promise<Record<string, unknown>[][]>;
   /**
    * A change to one company: as `read`, and the company must not be archived. The company row is held
    * FOR SHARE until commit, so an archive waits for the change and no change commits after an archive.
@@ -30,21 +35,33 @@ export function createCompanyScopes(db: Sequelize): CompanyScopes {
   return {
     read(principal, legalEntityId, work) {
       const scope = { tenantId: principal.tenantId, legalEntityId };
-      return withTenant(db, scope.tenantId, async (tx) => {
-        // A company of another tenant, or none at all, is 404: the caller learns nothing about it.
-        if (!(await findCompany(tx, scope))) throw new AppError('not-found', NO_COMPANY);
-        return work(tx, scope);
-      });
+      // The company check travels with the transaction's opening: one round trip for both.
+      return withTenant(
+        db,
+        scope.tenantId,
+        async (tx, [found]) => {
+          // A company of another tenant, or none at all, is 404: the caller learns nothing about it.
+          if (!companyOf(found!)) throw new AppError('not-found', NO_COMPANY);
+          return work(tx, scope);
+        },
+        [companyStatement(scope)],
+      );
+    },
+    async readBatch(principal, legalEntityId, statements) {
+      const scope = { tenantId: principal.tenantId, legalEntityId };
+      const [found, ...rows] = await readInTenant(db, scope.tenantId, [companyStatement(scope), ...statements(scope)]);
+      if (!companyOf(found!)) throw new AppError('not-found', NO_COMPANY);
+      return rows;
     },
     change(principal, legalEntityId, work, target) {
       const scope = { tenantId: principal.tenantId, legalEntityId };
-      return withTenant(db, scope.tenantId, async (tx) => {
-        const company = await findCompany(tx, scope, { forChange: true });
+      return withTenant(db, scope.tenantId, async (tx, [found]) => {
+        const company = companyOf(found!);
         if (!company) throw new AppError('not-found', NO_COMPANY);
         if (target) await target(tx, scope);
         if (company.archived) throw new AppError('company-archived', 'The company is archived; its accounting records are read-only');
         return work(tx, scope);
-      });
+      }, [companyStatement(scope, { forChange: true })]);
     },
   };
 }

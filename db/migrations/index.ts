@@ -15,6 +15,7 @@ import * as exchangeRates from './2026.11.23T13.00.00.exchange-rates';
 import * as pushNotifications from './2026.11.23T14.00.00.push-notifications';
 import * as mailDelivery from './2026.11.23T15.00.00.mail-delivery';
 import * as housekeeping from './2026.11.23T16.00.00.housekeeping';
+import * as principalPlanCache from './2026.11.23T17.00.00.principal-plan-cache';
 
 export type { MigrationContext };
 
@@ -41,4 +42,5 @@ export const MIGRATIONS: Array<{ name: string; module: MigrationModule }> = [
   { name: '2026.11.23T14.00.00.push-notifications', module: pushNotifications },
   { name: '2026.11.23T15.00.00.mail-delivery', module: mailDelivery },
   { name: '2026.11.23T16.00.00.housekeeping', module: housekeeping },
+  { name: '2026.11.23T17.00.00.principal-plan-cache', module: principalPlanCache },
 ];

@@ -1,4 +1,4 @@
-import { selectRows, type Db } from '../../connection';
+import { selectRows, type Db, type Statement } from '../../connection';
 import type { components } from '../../../contracts/openapi';
 import type { CompanyScope } from '../organisation/companies';
 
@@ -62,21 +62,30 @@ function toRow(r: RawAccount): CompanyAccountRow {
   };
 }
 
-export async function companyChartPage(
-  tx: Db,
-  scope: CompanyScope,
-  query: { q: string; type: AccountType | null; limit: number; offset: number },
-): Promise<{ rows: CompanyAccountRow[]; total: number }> {
-  const replacements = { ...scope, ...query };
-  const rows = await selectRows<RawAccount>(
-    tx,
-    `${COMPANY_CHART}
-     SELECT chart.*, ${SUBACCOUNT_COUNT} AS subaccount_count FROM chart ${FILTER}
+type ChartQuery = { q: string; type: AccountType | null; limit: number; offset: number };
+
+/** One page of the company's chart with the count of all matches (a window count: one statement). */
+export function companyChartPageStatement(scope: CompanyScope, query: ChartQuery): Statement {
+  return {
+    sql: `${COMPANY_CHART}
+     SELECT chart.*, ${SUBACCOUNT_COUNT} AS subaccount_count, count(*) OVER () AS total FROM chart ${FILTER}
       ORDER BY chart.code COLLATE "C" LIMIT :limit OFFSET :offset`,
-    replacements,
-  );
-  const [count] = await selectRows<{ total: string }>(tx, `${COMPANY_CHART} SELECT count(*) AS total FROM chart ${FILTER}`, replacements);
-  return { rows: rows.map(toRow), total: Number(count!.total) };
+    replacements: { ...scope, ...query },
+  };
+}
+
+/** The page read by companyChartPageStatement; `countAll` counts only when the page is past the end. */
+export async function companyChartPageOf(
+  rows: Record<string, unknown>[],
+  countAll: () => Promise<number>,
+): Promise<{ rows: CompanyAccountRow[]; total: number }> {
+  const raw = rows as unknown as Array<RawAccount & { total: string }>;
+  return { rows: raw.map(toRow), total: raw[0] ? Number(raw[0].total) : await countAll() };
+}
+
+export async function countCompanyChart(tx: Db, scope: CompanyScope, query: ChartQuery): Promise<number> {
+  const [count] = await selectRows<{ total: string }>(tx, `${COMPANY_CHART} SELECT count(*) AS total FROM chart ${FILTER}`, { ...scope, ...query });
+  return Number(count!.total);
 }
 
 export async function findCompanyAccount(tx: Db, scope: CompanyScope, code: string): Promise<CompanyAccountRow | null> {

@@ -1,6 +1,6 @@
 import { Transaction } from 'sequelize';
 import { LegalEntity } from '../../models';
-import { selectRows, transactionOf, type Db } from '../../connection';
+import { selectRows, transactionOf, type Db, type Statement } from '../../connection';
 
 export interface CompanyScope {
   tenantId: string;
@@ -16,6 +16,21 @@ export interface CompanyState {
  * held FOR SHARE until commit, so archiving waits for a running mutation and a mutation never commits
  * after the archive it did not see.
  */
+/**
+ * The same check as findCompany as a statement, for a transaction's opening batch (withTenant's `first`);
+ * `companyOf` reads its rows. For changes the row is held FOR SHARE until commit.
+ */
+export function companyStatement(scope: CompanyScope, options: { forChange?: boolean } = {}): Statement {
+  return {
+    sql: `SELECT archived_at IS NOT NULL AS archived FROM legal_entities WHERE tenant_id = :tenantId AND id = :legalEntityId${options.forChange ? ' FOR SHARE' : ''}`,
+    replacements: { tenantId: scope.tenantId, legalEntityId: scope.legalEntityId },
+  };
+}
+
+export function companyOf(rows: Record<string, unknown>[]): CompanyState | null {
+  return rows[0] ? { archived: rows[0].archived === true } : null;
+}
+
 export async function findCompany(tx: Db, scope: CompanyScope, options: { forChange?: boolean } = {}): Promise<CompanyState | null> {
   const company = await LegalEntity.findOne({
     attributes: ['archivedAt'],
@@ -35,20 +50,31 @@ export interface WorkspaceCompany {
   archived: boolean;
 }
 
-/** The workspace's first company with the workspace slug. */
-export async function firstCompanyOf(tx: Db, scope: { tenantId: string }): Promise<WorkspaceCompany | null> {
+type FirstCompanyRow = { id: string; name: string | null; tax_id: string | null; onboarding_complete: boolean; slug: string; archived: boolean };
+
+/** The workspace's first company with the workspace slug, as a statement (read it with workspaceCompanyOf). */
+export function firstCompanyStatement(scope: { tenantId: string }): Statement {
   // Raw SQL: a join of the company with its tenant's slug.
-  const [row] = await selectRows<{ id: string; name: string | null; tax_id: string | null; onboarding_complete: boolean; slug: string; archived: boolean }>(
-    tx,
-    `SELECT le.id, le.name, le.tax_id, le.onboarding_complete, t.slug, le.archived_at IS NOT NULL AS archived
-       FROM legal_entities le JOIN tenants t ON t.id = le.tenant_id
-      WHERE le.tenant_id = :tenantId
-      ORDER BY le.created_at, le.id LIMIT 1`,
-    scope,
-  );
+  return {
+    sql: `SELECT le.id, le.name, le.tax_id, le.onboarding_complete, t.slug, le.archived_at IS NOT NULL AS archived
+            FROM legal_entities le JOIN tenants t ON t.id = le.tenant_id
+           WHERE le.tenant_id = :tenantId
+           ORDER BY le.created_at, le.id LIMIT 1`,
+    replacements: { tenantId: scope.tenantId },
+  };
+}
+
+export function workspaceCompanyOf(rows: Record<string, unknown>[]): WorkspaceCompany | null {
+  const row = rows[0] as FirstCompanyRow | undefined;
   return row
     ? { id: row.id, name: row.name, taxId: row.tax_id, onboardingComplete: row.onboarding_complete, slug: row.slug, archived: row.archived }
     : null;
+}
+
+/** The workspace's first company with the workspace slug. */
+export async function firstCompanyOf(tx: Db, scope: { tenantId: string }): Promise<WorkspaceCompany | null> {
+  const { sql, replacements } = firstCompanyStatement(scope);
+  return workspaceCompanyOf(await selectRows<FirstCompanyRow>(tx, sql, replacements));
 }
 
 /** Locks the company row for an exclusive change (waits for changes in flight, which hold it FOR SHARE). */

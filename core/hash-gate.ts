@@ -1,0 +1,76 @@
+import { AppError } from './problems';
+
+// Password hashing is memory-hard and CPU-bound (scrypt at 2^17 is about half a second of one core).
+// Unbounded, a burst of logins takes every core from the event loop and from PostgreSQL, and every read
+// slows down with it. The gate lets `concurrency` hashes run at once (by default one core fewer than the
+// machine has) and queues the rest; a hash that waits longer than `maxWaitMs` is refused with 503 and
+// Retry-After, so a client backs off instead of piling up. Hand-written (30 lines): the libraries for
+// this (p-limit, p-queue) have no per-waiter timeout and are ESM-only.
+
+export interface HashGate {
+  run<T>(work: () => Promise<T>): Promise<T>;
+  /** Hashes running and waiting now, and the waiters refused so far (for metrics). */
+  readonly running: number;
+  readonly waiting: number;
+  readonly refused: number;
+}
+
+export interface HashGateOptions {
+  concurrency: number;
+  maxWaitMs: number;
+}
+
+export function createHashGate(options: HashGateOptions): HashGate {
+  const concurrency = Math.max(1, Math.floor(options.concurrency));
+  const retryAfter = String(Math.max(1, Math.ceil(options.maxWaitMs / 1000)));
+  let running = 0;
+  let refused = 0;
+  const queue: Array<() => void> = [];
+
+  const release = () => {
+    const next = queue.shift();
+    if (next) next();
+    else running -= 1;
+  };
+
+  const acquire = (): Promise<void> => {
+    if (running < concurrency) {
+      running += 1;
+      return Promise.resolve();
+    }
+    return new Promise<void>((resolve, reject) => {
+      const admit = () => {
+        clearTimeout(timer);
+        resolve(); // the slot passes from the releasing hash to this one: `running` stays
+      };
+      const timer = setTimeout(() => {
+        queue.splice(queue.indexOf(admit), 1);
+        refused += 1;
+        reject(
+          new AppError('server-busy', 'Too many password checks are running; try again shortly', { retryAfter: Number(retryAfter) }, { 'Retry-After': retryAfter }),
+        );
+      }, options.maxWaitMs);
+      queue.push(admit);
+    });
+  };
+
+  return {
+    async run(work) {
+      await acquire();
+      try {
+        return await work();
+      } finally {
+        release();
+      }
+    },
+    get running() {
+      return running;
+    },
+    get waiting() {
+      return queue.length;
+    },
+    get refused() {
+      return refused;
+    },
+  };
+}
