@@ -24,7 +24,12 @@ export async function registerWorkspace(): Promise<{ email: string; accessToken:
     if (!token) await new Promise((r) => setTimeout(r, 100));
   }
   if (!token) throw new Error('no registration mail: is the API running with the development outbox?');
-  const res = await post('/api/v1/auth/register', { token, email, password: PASSWORD, confirmPassword: PASSWORD });
+  let res = await post('/api/v1/auth/register', { token, email, password: PASSWORD, confirmPassword: PASSWORD });
+  // Password hashes queue behind a gate; a registration refused as busy is sent again after Retry-After.
+  for (let i = 0; i < 20 && res.status === 503 && res.headers.get('retry-after'); i++) {
+    await new Promise((r) => setTimeout(r, 1000 * Number(res.headers.get('retry-after'))));
+    res = await post('/api/v1/auth/register', { token, email, password: PASSWORD, confirmPassword: PASSWORD });
+  }
   if (res.status !== 201) throw new Error(`register answered ${res.status}`);
   return { email, ...((await res.json()) as { accessToken: string }) };
 }

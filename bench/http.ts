@@ -2,12 +2,13 @@
 // missing), all in one run, each as a ratio of GET /healthz (Express and logging, no database) measured in
 // the same run. This machine is shared and noisy: compare ratios, not absolute numbers.
 //   npm run bench:http   (BENCH_SECONDS=8, BENCH_CONCURRENCY=32)
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import { BASE, CONCURRENCY, registerWorkspace, requireRunningApi } from './harness';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 8);
 
-function ensureWrk(): string {
+export function ensureWrk(): string {
   try {
     return execFileSync('sh', ['-c', 'command -v wrk'], { encoding: 'utf8' }).trim();
   } catch {
@@ -17,7 +18,7 @@ function ensureWrk(): string {
   }
 }
 
-interface WrkResult {
+export interface WrkResult {
   perSecond: number;
   p50: number;
   p99: number;
@@ -32,10 +33,11 @@ function ms(text: string): number {
   return m[2] === 'us' ? n / 1000 : m[2] === 's' ? n * 1000 : n;
 }
 
-function wrk(bin: string, path: string, headers: Record<string, string> = {}): WrkResult {
-  const args = ['-t2', `-c${CONCURRENCY}`, `-d${SECONDS}s`, '--latency'];
+/** Runs wrk without blocking this process's event loop (other load from this process keeps going). */
+export async function wrk(bin: string, path: string, headers: Record<string, string> = {}, seconds = SECONDS): Promise<WrkResult> {
+  const args = ['-t2', `-c${CONCURRENCY}`, `-d${seconds}s`, '--latency'];
   for (const [k, v] of Object.entries(headers)) args.push('-H', `${k}: ${v}`);
-  const out = execFileSync(bin, [...args, `${BASE}${path}`], { encoding: 'utf8' });
+  const { stdout: out } = await promisify(execFile)(bin, [...args, `${BASE}${path}`], { encoding: 'utf8' });
   const perSecond = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? NaN);
   const p50 = ms(/^\s+50%\s+(\S+)/m.exec(out)?.[1] ?? '');
   const p99 = ms(/^\s+99%\s+(\S+)/m.exec(out)?.[1] ?? '');
@@ -53,10 +55,10 @@ async function main(): Promise<void> {
   const me = (await (await fetch(`${BASE}/api/v1/me`, { headers: auth })).json()) as { company: { id: string } };
 
   const rows: Array<{ request: string } & WrkResult> = [];
-  const run = (request: string, path: string, headers: Record<string, string> = {}) => rows.push({ request, ...wrk(bin, path, headers) });
-  run('GET /healthz (floor)', '/healthz');
-  run('GET /api/v1/me', '/api/v1/me', auth);
-  run('GET /accounting-settings/{id}/accounts?size=50', `/api/v1/accounting-settings/${me.company.id}/accounts?size=50`, auth);
+  const run = async (request: string, path: string, headers: Record<string, string> = {}) => rows.push({ request, ...(await wrk(bin, path, headers)) });
+  await run('GET /healthz (floor)', '/healthz');
+  await run('GET /api/v1/me', '/api/v1/me', auth);
+  await run('GET /accounting-settings/{id}/accounts?size=50', `/api/v1/accounting-settings/${me.company.id}/accounts?size=50`, auth);
 
   const floor = rows[0]!.perSecond;
   console.log(`\nReads against ${BASE}: wrk -t2 -c${CONCURRENCY} -d${SECONDS}s, Node ${process.version}\n`);
@@ -72,7 +74,7 @@ async function main(): Promise<void> {
   );
 }
 
-main().catch((err) => {
+if (require.main === module) main().catch((err) => {
   console.error(err);
   process.exit(1);
 });

@@ -16,13 +16,13 @@ import { BASE, CONCURRENCY, SECONDS, load, post, registerWorkspace, requireRunni
 const CLOSE_SIZES = (process.env.BENCH_CLOSE_LINES ?? '100000,1000000').split(',').map(Number).filter((n) => n > 0);
 const config = loadConfig({ ...process.env, NODE_ENV: process.env.NODE_ENV ?? 'development' });
 
-interface Workspace {
+export interface Workspace {
   accessToken: string;
   tenantId: string;
   legalEntityId: string;
 }
 
-async function workspace(): Promise<Workspace> {
+export async function workspace(): Promise<Workspace> {
   const { accessToken } = await registerWorkspace();
   const me = (await (await fetch(`${BASE}/api/v1/me`, { headers: { authorization: `Bearer ${accessToken}` } })).json()) as {
     tenantId: string;
@@ -43,7 +43,7 @@ function twoLineEntry(amount: string) {
   };
 }
 
-async function httpPosting(scenario: string, companies: Workspace[]) {
+export async function httpPosting(scenario: string, companies: Workspace[]) {
   return load(scenario, CONCURRENCY, SECONDS, async (i) => {
     let n = i;
     const ws = companies[i % companies.length]!;
@@ -58,24 +58,31 @@ async function httpPosting(scenario: string, companies: Workspace[]) {
   });
 }
 
-/** The same writes as one posting (audit event, then counter, entry and lines in one statement), as a pgbench transaction. */
-function pgbenchPosting(ws: Workspace) {
-  const script = [
-    '\\set amount random(1, 10000000)',
-    'BEGIN;',
-    `SELECT set_config('app.tenant_id', ':tenant', true);`,
-    `INSERT INTO audit_events (tenant_id, id, action, category, system_actor, correlation_id, subject_type, subject_id) VALUES (':tenant', gen_random_uuid(), 'ledger.entry.posted', 'LEDGER', false, gen_random_uuid(), 'JOURNAL_ENTRY', gen_random_uuid());`,
-    `WITH counter AS (INSERT INTO ledger_states AS s (tenant_id, legal_entity_id, next_entry_number) VALUES (':tenant', ':le', 2) ON CONFLICT (tenant_id, legal_entity_id) DO UPDATE SET next_entry_number = s.next_entry_number + 1 RETURNING s.next_entry_number - 1 AS number, s.locked_through), ` +
-      `entry AS (INSERT INTO journal_entries (tenant_id, id, legal_entity_id, number, entry_date, description, request_id, request_hash, total_debit, total_credit, line_count, correlation_id) SELECT ':tenant', gen_random_uuid(), ':le', counter.number, '2026-01-16', 'pgbench', gen_random_uuid(), 'pgbench', :amount / 100.0, :amount / 100.0, 2, gen_random_uuid() FROM counter WHERE counter.locked_through IS NULL OR counter.locked_through < '2026-01-16' RETURNING id) ` +
-      `INSERT INTO journal_lines (tenant_id, entry_id, line_no, legal_entity_id, entry_date, account_code, debit, credit) SELECT ':tenant', entry.id, l.n, ':le', '2026-01-16', l.code, l.d, l.c FROM entry, (VALUES (1, '5110', :amount / 100.0, 0), (2, '9010', 0, :amount / 100.0)) AS l(n, code, d, c);`,
-    'END;',
-  ].join('\n');
+/**
+ * The same writes as one posting (audit event, then counter, entry and lines in one statement), as a
+ * pgbench transaction; with several companies, one script per company, picked at random per transaction.
+ */
+export function pgbenchPosting(companies: Workspace[]) {
+  const script = (ws: Workspace) =>
+    [
+      '\\set amount random(1, 10000000)',
+      'BEGIN;',
+      `SELECT set_config('app.tenant_id', '${ws.tenantId}', true);`,
+      `INSERT INTO audit_events (tenant_id, id, action, category, system_actor, correlation_id, subject_type, subject_id) VALUES ('${ws.tenantId}', gen_random_uuid(), 'ledger.entry.posted', 'LEDGER', false, gen_random_uuid(), 'JOURNAL_ENTRY', gen_random_uuid());`,
+      `WITH counter AS (INSERT INTO ledger_states AS s (tenant_id, legal_entity_id, next_entry_number) VALUES ('${ws.tenantId}', '${ws.legalEntityId}', 2) ON CONFLICT (tenant_id, legal_entity_id) DO UPDATE SET next_entry_number = s.next_entry_number + 1 RETURNING s.next_entry_number - 1 AS number, s.locked_through), ` +
+        `entry AS (INSERT INTO journal_entries (tenant_id, id, legal_entity_id, number, entry_date, description, request_id, request_hash, total_debit, total_credit, line_count, correlation_id) SELECT '${ws.tenantId}', gen_random_uuid(), '${ws.legalEntityId}', counter.number, '2026-01-16', 'pgbench', gen_random_uuid(), 'pgbench', :amount / 100.0, :amount / 100.0, 2, gen_random_uuid() FROM counter WHERE counter.locked_through IS NULL OR counter.locked_through < '2026-01-16' RETURNING id) ` +
+        `INSERT INTO journal_lines (tenant_id, entry_id, line_no, legal_entity_id, entry_date, account_code, debit, credit) SELECT '${ws.tenantId}', entry.id, l.n, '${ws.legalEntityId}', '2026-01-16', l.code, l.d, l.c FROM entry, (VALUES (1, '5110', :amount / 100.0, 0), (2, '9010', 0, :amount / 100.0)) AS l(n, code, d, c);`,
+      'END;',
+    ].join('\n');
   const dir = mkdtempSync(path.join(tmpdir(), 'pgbench-'));
-  const file = path.join(dir, 'posting.sql');
-  writeFileSync(file, `${script}\n`);
+  const files = companies.map((ws, i) => {
+    const file = path.join(dir, `posting-${i}.sql`);
+    writeFileSync(file, `${script(ws)}\n`);
+    return file;
+  });
   const out = execFileSync(
     'pgbench',
-    ['-n', '-M', 'simple', '-c', String(CONCURRENCY), '-j', '2', '-T', String(SECONDS), '-r', '-D', `tenant=${ws.tenantId}`, '-D', `le=${ws.legalEntityId}`, '-f', file, config.database.url],
+    ['-n', '-M', 'simple', '-c', String(CONCURRENCY), '-j', '2', '-T', String(SECONDS), ...files.flatMap((f) => ['-f', f]), config.database.url],
     { encoding: 'utf8' },
   );
   const tps = Number(/tps = ([0-9.]+)/.exec(out)?.[1]);
@@ -148,7 +155,7 @@ async function main(): Promise<void> {
 async function postingTable(): Promise<void> {
   const http = await httpPosting('HTTP POST /ledger/{id}/entries (2 lines), one company', [await workspace()]);
   const spread = await httpPosting('the same, clients spread over 8 companies', await Promise.all(Array.from({ length: 8 }, () => workspace())));
-  const raw = pgbenchPosting(await workspace());
+  const raw = pgbenchPosting([await workspace()]);
   console.log(`\nPosting two-line entries into one company, ${CONCURRENCY} clients, ${SECONDS}s each, against ${BASE}\n`);
   console.table([
     { path: http.scenario, 'entries/s': http.perSecond, 'p50 ms': http.p50, 'p99 ms': http.p99, errors: http.errors },
@@ -179,7 +186,7 @@ async function closeTable(): Promise<void> {
   console.table(closes);
 }
 
-main().catch((err) => {
+if (require.main === module) main().catch((err) => {
   console.error(err instanceof Error ? `${err.message}${err.cause ? ` (${String(err.cause)})` : ''}` : err);
   process.exit(1);
 });

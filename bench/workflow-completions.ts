@@ -14,8 +14,10 @@ import { BASE, post, requireRunningApi } from './harness';
 const WORKFLOWS = Number(process.env.BENCH_WORKFLOWS ?? 300);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 
-async function main(): Promise<void> {
-  await requireRunningApi();
+/** Offers `workflows` registration proofs from `concurrency` clients; times their answers and completions. */
+export async function measureCompletions(workflows = WORKFLOWS, concurrency = CONCURRENCY) {
+  const WORKFLOWS = workflows;
+  const CONCURRENCY = concurrency;
   const config = loadConfig({ NODE_ENV: 'development', ...process.env });
   const connection = await Connection.connect(temporalConnectionOptions(config.temporal));
   const client = new Client({ connection, namespace: config.temporal.namespace });
@@ -48,8 +50,13 @@ async function main(): Promise<void> {
   }
   const done = performance.now() - t0;
   await connection.close();
+  return { workflows: WORKFLOWS, clients: CONCURRENCY, answered, done, address: config.temporal.address };
+}
 
-  console.log(`\nWorkflow completions against ${BASE} and Temporal at ${config.temporal.address}, Node ${process.version}\n`);
+async function main(): Promise<void> {
+  await requireRunningApi();
+  const { workflows: WORKFLOWS, clients: CONCURRENCY, answered, done, address } = await measureCompletions();
+  console.log(`\nWorkflow completions against ${BASE} and Temporal at ${address}, Node ${process.version}\n`);
   console.table([
     {
       workflows: WORKFLOWS,
@@ -62,7 +69,7 @@ async function main(): Promise<void> {
   ]);
 }
 
-main().catch((err) => {
+if (require.main === module) main().catch((err) => {
   console.error(err);
   process.exit(1);
 });

@@ -54,7 +54,8 @@ const { injectReplacements } = require('sequelize/lib/utils/sql') as {
   injectReplacements(sql: string, dialect: unknown, replacements: Record<string, unknown>): string;
 };
 
-function inline(db: Sequelize, statement: Statement): string {
+/** The statement with its replacements written in as literals (as Sequelize sends raw queries). */
+export function inlineStatement(db: Sequelize, statement: Statement): string {
   const sql = statement.sql.trim().replace(/;$/, '');
   return statement.replacements ? injectReplacements(sql, (db as unknown as { dialect: unknown }).dialect, statement.replacements) : sql;
 }
@@ -92,7 +93,7 @@ function opening(db: Sequelize, tenantId: string, first: Statement[], options: {
   return [
     options.readOnly ? 'START TRANSACTION READ ONLY' : 'START TRANSACTION',
     `SELECT set_config('app.tenant_id', '${tenantId}', true)`,
-    ...first.map((statement) => inline(db, statement)),
+    ...first.map((statement) => inlineStatement(db, statement)),
     ...(options.commit ? ['COMMIT'] : []),
   ].join(';\n');
 }

@@ -1,0 +1,281 @@
+// Every performance row in one run against a running service, each beside its floor measured in the same
+// run (this machine is shared and noisy: compare the ratios, not the absolute numbers):
+//   1. reads (wrk): GET /healthz (the floor), GET /me, the account list of 50, as shares of /healthz;
+//   2. the account list's SQL in pgbench, simple protocol and prepared statements;
+//   3. posting two-line entries over HTTP beside pgbench of the same writes, one company and eight;
+//   4. a workflow-backed step (step-up with an email code: a Temporal update) beside the same step checked
+//      in the API alone (an authenticator code), p50 of sequential requests; registration-proof workflow
+//      completions per second;
+//   5. reads while password hashing is saturated: logins/s, the list's req/s against idle, event-loop lag.
+// Start the service with the request-rate limits raised (they would stop the load):
+//   RATE_LIMIT_MAGIC_LINK_PER_IP=1000000/3600 RATE_LIMIT_REGISTER_PER_IP=1000000/600 \
+//   RATE_LIMIT_LOGIN_PER_IP=1000000/300 RATE_LIMIT_EMAIL_CHALLENGE_PER_IP=1000000/600 npm start
+//   npm run bench      (BENCH_SECONDS=8, BENCH_CONCURRENCY=32, BENCH_STEPS=10, BENCH_WORKFLOWS=200)
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { loadConfig } from '../core/config';
+import { timeStep, totpAt } from '../core/totp';
+import { createSequelize, inlineStatement, selectRows, withTenant } from '../db/connection';
+import { companyStatement } from '../db/repositories/organisation/companies';
+import { companyChartPageStatement } from '../db/repositories/accounting/chart-of-accounts';
+import { BASE, CONCURRENCY, PASSWORD, SECONDS, percentile, post, registerWorkspace, requireRunningApi } from './harness';
+import { ensureWrk, wrk, type WrkResult } from './http';
+import { httpPosting, pgbenchPosting, workspace, type Workspace } from './ledger';
+import { measureCompletions } from './workflow-completions';
+
+const STEPS = Number(process.env.BENCH_STEPS ?? 10);
+const WORKFLOWS = Number(process.env.BENCH_WORKFLOWS ?? 200);
+const config = loadConfig({ ...process.env, NODE_ENV: process.env.NODE_ENV ?? 'development' });
+
+const pct = (part: number, whole: number) => `${Math.round((100 * part) / whole)}%`;
+const auth = (token: string) => ({ authorization: `Bearer ${token}` });
+
+interface Row {
+  row: string;
+  measured: string;
+  floor: string;
+  ratio: string;
+  target: string;
+}
+const rows: Row[] = [];
+const show = (title: string) => {
+  console.log(`\n${title}`);
+  console.table(rows.splice(0));
+};
+
+function wrkRow(r: WrkResult): string {
+  return `${Math.round(r.perSecond)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms${r.errors ? `, ${r.errors} errors` : ''}`;
+}
+
+/** Prometheus' event-loop p99 since the previous scrape (prom-client resets the histogram on each). */
+async function eventLoopP99Ms(): Promise<number> {
+  // A kept-alive socket the server closed while idle fails before the request is sent: send it once more.
+  const get = () => fetch(`${BASE}/metrics`);
+  const text = await (await get().catch(get)).text();
+  const p99 = Number(/^nodejs_eventloop_lag_p99_seconds (\S+)$/m.exec(text)?.[1]);
+  // The monitor samples every 10 ms and reports whole intervals: the lag is what exceeds the interval.
+  return Math.max(0, Math.round((p99 - 0.01) * 1000 * 10) / 10);
+}
+
+async function reads(bin: string, ws: Workspace): Promise<void> {
+  const floor = await wrk(bin, '/healthz');
+  const me = await wrk(bin, '/api/v1/me', auth(ws.accessToken));
+  const list = await wrk(bin, `/api/v1/accounting-settings/${ws.legalEntityId}/accounts?size=50`, auth(ws.accessToken));
+  rows.push(
+    { row: 'GET /healthz (floor: Express, logging, no database)', measured: wrkRow(floor), floor: '', ratio: '100%', target: '' },
+    { row: 'GET /api/v1/me', measured: wrkRow(me), floor: `${Math.round(floor.perSecond)}`, ratio: pct(me.perSecond, floor.perSecond), target: '≥ 50%' },
+    {
+      row: 'GET /accounting-settings/{id}/accounts?size=50',
+      measured: wrkRow(list),
+      floor: `${Math.round(floor.perSecond)}`,
+      ratio: pct(list.perSecond, floor.perSecond),
+      target: '≥ 40%, p99 ≤ 60 ms',
+    },
+  );
+  show(`1. Reads: wrk -t2 -c${CONCURRENCY} -d${SECONDS}s against ${BASE}`);
+}
+
+/** The list request's SQL as the API sends it: the principal lookup, then the read-only transaction. */
+async function listSql(ws: Workspace): Promise<void> {
+  const db = createSequelize(config.database.url, { poolMax: 1 });
+  const claims = JSON.parse(Buffer.from(ws.accessToken.split('.')[1]!, 'base64url').toString()) as { tenant_id: string; sid: string };
+  const [session] = await withTenant(db, ws.tenantId, (tx) =>
+    selectRows<{ membership_id: string }>(tx, 'SELECT membership_id FROM sessions WHERE id = :sid', { sid: claims.sid }),
+  );
+  const scope = { tenantId: ws.tenantId, legalEntityId: ws.legalEntityId };
+  const script = [
+    inlineStatement(db, { sql: 'SELECT * FROM app_load_principal(:t, :s, :m, :p)', replacements: { t: claims.tenant_id, s: claims.sid, m: session!.membership_id, p: 'listCompanyAccounts' } }),
+    'START TRANSACTION READ ONLY',
+    `SELECT set_config('app.tenant_id', '${ws.tenantId}', true)`,
+    inlineStatement(db, companyStatement(scope)),
+    inlineStatement(db, companyChartPageStatement(scope, { q: '', type: null, limit: 50, offset: 0 })),
+    'COMMIT',
+  ]
+    .map((s) => `${s.replace(/\s+/g, ' ').trim()};`)
+    .join('\n');
+  await db.close();
+  const file = path.join(mkdtempSync(path.join(tmpdir(), 'pgbench-list-')), 'list.sql');
+  writeFileSync(file, `${script}\n`);
+  const run = (mode: string) => {
+    const out = execFileSync('pgbench', ['-n', '-M', mode, '-c', String(CONCURRENCY), '-j', '2', '-T', String(SECONDS), '-f', file, config.database.url], { encoding: 'utf8' });
+    return Number(/tps = ([0-9.]+)/.exec(out)?.[1]);
+  };
+  const simple = run('simple');
+  const prepared = run('prepared');
+  rows.push(
+    { row: 'pgbench of the list request SQL, simple protocol', measured: `${Math.round(simple)} tx/s`, floor: '', ratio: '', target: '' },
+    { row: 'the same, prepared statements', measured: `${Math.round(prepared)} tx/s`, floor: `${Math.round(simple)}`, ratio: pct(prepared, simple), target: '' },
+  );
+  show(`2. The account list's SQL in pgbench (${CONCURRENCY} clients, ${SECONDS}s)`);
+}
+
+async function posting(): Promise<void> {
+  const one = await workspace();
+  const eight = await Promise.all(Array.from({ length: 8 }, () => workspace()));
+  const http1 = await httpPosting('one company', [one]);
+  const http8 = await httpPosting('eight companies', eight);
+  const raw1 = pgbenchPosting([await workspace()]);
+  const raw8 = pgbenchPosting(await Promise.all(Array.from({ length: 8 }, () => workspace())));
+  const line = (r: typeof http1) => `${r.perSecond} entries/s, p50 ${r.p50} ms, p99 ${r.p99} ms${r.errors ? `, ${r.errors} errors` : ''}`;
+  rows.push(
+    { row: 'POST /ledger/{id}/entries (2 lines), one company', measured: line(http1), floor: `pgbench ${Math.round(raw1.tps)}`, ratio: pct(http1.perSecond, raw1.tps), target: '≥ 60%, p99 ≤ 150 ms' },
+    { row: 'the same over 8 companies', measured: line(http8), floor: `pgbench ${Math.round(raw8.tps)}`, ratio: pct(http8.perSecond, raw8.tps), target: '' },
+  );
+  show(`3. Posting beside pgbench of the same writes (audit event, counter, entry, lines; app role, RLS), ${CONCURRENCY} clients`);
+}
+
+async function stepUps(): Promise<void> {
+  // Each sample is a fresh session's step-up, so no code is reused and no attempt window fills.
+  const totp: number[] = [];
+  const email: number[] = [];
+  const authenticators = [];
+  for (let i = 0; i < STEPS; i++) {
+    const user = await registerWorkspace();
+    const setup = await post('/api/v1/me/security/totp/setup', { currentPassword: PASSWORD }, auth(user.accessToken));
+    const { secret, enrollmentId } = (await setup.json()) as { secret: string; enrollmentId: string };
+    const confirm = await post('/api/v1/me/security/totp/confirm', { currentPassword: PASSWORD, enrollmentId, code: totpAt(secret, timeStep(Date.now())) }, auth(user.accessToken));
+    if (confirm.status !== 200) throw new Error(`TOTP confirm answered ${confirm.status}`);
+    authenticators.push({ token: user.accessToken, secret });
+  }
+  // A code is good once: wait for the next 30-second step, whose codes none of the confirmations used.
+  await new Promise((r) => setTimeout(r, 30_000 - (Date.now() % 30_000) + 100));
+  for (const { token, secret } of authenticators) {
+    const t0 = performance.now();
+    const res = await post('/api/v1/me/security/step-up', { totpCode: totpAt(secret, timeStep(Date.now())) }, auth(token));
+    totp.push(performance.now() - t0);
+    if (res.status !== 200) throw new Error(`TOTP step-up answered ${res.status}: ${await res.text()}`);
+  }
+  for (let i = 0; i < STEPS; i++) {
+    const user = await registerWorkspace();
+    await enableEmailFactor(user.email, user.accessToken);
+    const challenge = await post('/api/v1/me/security/step-up', {}, auth(user.accessToken));
+    const { challengeId } = (await challenge.json()) as { challengeId: string };
+    const code = await nextCode(user.email, 3);
+    const t0 = performance.now();
+    const res = await post('/api/v1/me/security/step-up', { challengeId, code }, auth(user.accessToken));
+    email.push(performance.now() - t0);
+    if (res.status !== 200) throw new Error(`email step-up answered ${res.status}: ${await res.text()}`);
+  }
+  totp.sort((a, b) => a - b);
+  email.sort((a, b) => a - b);
+  const p50t = percentile(totp, 50);
+  const p50e = percentile(email, 50);
+  const completions = await measureCompletions(WORKFLOWS, 16);
+  rows.push(
+    { row: 'step-up, authenticator code (checked in the API)', measured: `p50 ${p50t.toFixed(1)} ms (${totp.length} samples)`, floor: '', ratio: '', target: '' },
+    {
+      row: 'step-up, email code (Temporal update to the challenge workflow)',
+      measured: `p50 ${p50e.toFixed(1)} ms (${email.length} samples)`,
+      floor: `${p50t.toFixed(1)} ms`,
+      ratio: `+${(p50e - p50t).toFixed(1)} ms`,
+      target: '≤ +25 ms',
+    },
+    {
+      row: `registration-proof workflows, ${completions.workflows} from 16 clients`,
+      measured: `${((completions.workflows / completions.done) * 1000).toFixed(1)} completions/s`,
+      floor: `${Math.round((completions.workflows / completions.answered) * 1000)} requests/s`,
+      ratio: '',
+      target: 'reported',
+    },
+  );
+  show(`4. A workflow-backed step beside the same step without Temporal; workflow completions (Temporal at ${completions.address})`);
+}
+
+async function enableEmailFactor(email: string, token: string): Promise<void> {
+  const challenge = await post('/api/v1/me/security/email-factor/challenge', { currentPassword: PASSWORD, purpose: 'ENABLE' }, auth(token));
+  if (challenge.status !== 202) throw new Error(`email factor challenge answered ${challenge.status}`);
+  const { challengeId } = (await challenge.json()) as { challengeId: string };
+  const code = await nextCode(email, 2);
+  const res = await post('/api/v1/me/security/email-factor/confirm', { currentPassword: PASSWORD, challengeId, code }, auth(token));
+  if (res.status !== 200) throw new Error(`email factor confirm answered ${res.status}`);
+}
+
+/** The code of the `count`-th mail to the address (the registration link is the first). */
+async function nextCode(email: string, count: number): Promise<string> {
+  for (let i = 0; i < 200; i++) {
+    const mail = (await (await fetch(`${BASE}/dev/mail?to=${encodeURIComponent(email)}`)).json()) as Array<{ text: string }>;
+    if (mail.length >= count) {
+      const code = /\b([0-9]{8})\b/.exec(mail[0]!.text)?.[1];
+      if (code) return code;
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`no code mail to ${email}`);
+}
+
+async function underHashing(bin: string, ws: Workspace): Promise<void> {
+  const list = `/api/v1/accounting-settings/${ws.legalEntityId}/accounts?size=50`;
+  await eventLoopP99Ms();
+  const idle = await wrk(bin, list, auth(ws.accessToken));
+  const idleLag = await eventLoopP99Ms();
+  let stop = false;
+  let logins = 0;
+  const statuses = new Map<number, number>();
+  const clients = Array.from({ length: 4 }, async () => {
+    while (!stop) {
+      const res = await post('/api/v1/auth/login', { email: `nobody-${randomUUID().slice(0, 8)}@example.com`, password: 'not a password of anyone here' });
+      await res.arrayBuffer();
+      statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
+      if (res.status === 401) logins++;
+      else if (res.status === 503) await new Promise((r) => setTimeout(r, 1000 * Number(res.headers.get('retry-after') ?? 1)));
+    }
+  });
+  await new Promise((r) => setTimeout(r, 2000)); // let the hashing reach its steady state
+  // Hashing alone: its capacity, and what it does to the event loop.
+  await eventLoopP99Ms();
+  const alone0 = performance.now();
+  const aloneBefore = logins;
+  await new Promise((r) => setTimeout(r, SECONDS * 1000));
+  const aloneLoginsPerSecond = ((logins - aloneBefore) / (performance.now() - alone0)) * 1000;
+  const aloneLag = await eventLoopP99Ms();
+  const t0 = performance.now();
+  const loginsBefore = logins;
+  const loaded = await wrk(bin, list, auth(ws.accessToken));
+  const loginsPerSecond = ((logins - loginsBefore) / (performance.now() - t0)) * 1000;
+  const loadedLag = await eventLoopP99Ms();
+  stop = true;
+  await Promise.all(clients);
+  if (!statuses.has(401)) throw new Error(`the logins were not checked: ${JSON.stringify([...statuses])}`);
+  rows.push(
+    { row: 'account list, idle', measured: wrkRow(idle), floor: '', ratio: '100%', target: '' },
+    {
+      row: 'account list while 4 clients send logins of unknown emails',
+      measured: wrkRow(loaded),
+      floor: `${Math.round(idle.perSecond)}`,
+      ratio: pct(loaded.perSecond, idle.perSecond),
+      target: '≥ 70%',
+    },
+    {
+      row: 'logins checked (scrypt 2^17) during that',
+      measured: `${loginsPerSecond.toFixed(1)} logins/s; answers ${[...statuses].map(([s, n]) => `${s}×${n}`).join(', ')}`,
+      floor: '',
+      ratio: '',
+      target: 'reported',
+    },
+    { row: 'logins alone (no reads)', measured: `${aloneLoginsPerSecond.toFixed(1)} logins/s`, floor: '', ratio: '', target: 'reported' },
+    { row: 'event-loop lag p99 while only hashing', measured: `${aloneLag} ms`, floor: '', ratio: '', target: '< 20 ms' },
+    { row: 'event-loop lag p99, reads idle → reads under hashing', measured: `${idleLag} ms → ${loadedLag} ms`, floor: '', ratio: '', target: '' },
+  );
+  show('5. Reads while password hashing is saturated');
+}
+
+async function main(): Promise<void> {
+  await requireRunningApi();
+  const bin = ensureWrk();
+  console.log(`Benchmarks against ${BASE}, Node ${process.version}, ${new Date().toISOString()}`);
+  const ws = await workspace();
+  const only = (process.env.BENCH_ONLY ?? 'reads,sql,posting,steps,hashing').split(',');
+  if (only.includes('reads')) await reads(bin, ws);
+  if (only.includes('sql')) await listSql(ws);
+  if (only.includes('posting')) await posting();
+  if (only.includes('steps')) await stepUps();
+  if (only.includes('hashing')) await underHashing(bin, ws);
+}
+
+main().catch((err) => {
+  console.error(err instanceof Error ? `${err.stack}${err.cause ? ` (${String(err.cause)})` : ''}` : err);
+  process.exit(1);
+});
