@@ -6,7 +6,9 @@ import {
   linesOf,
   listEntries,
   postEntry,
-  postingContext,
+  postingContextOf,
+  postingContextStatement,
+  type PostingContext,
   type EntryRow,
   type LedgerScope,
   type LineRow,
@@ -133,12 +135,14 @@ export function createJournalEntries({ db, companies }: { db: Sequelize; compani
    * posting path checks the company here rather than through the company scope: one query instead of two
    * on the ledger's hottest path.
    */
-  async function checkPosting(tx: Tx, scope: LedgerScope, requestId: string, lines: NewLine[]): Promise<{ replayed: boolean }> {
-    const context = await postingContext(tx, scope, {
+  const contextStatement = (scope: LedgerScope, requestId: string, lines: NewLine[]) =>
+    postingContextStatement(scope, {
       requestId,
       codes: [...new Set(lines.map((l) => l.accountCode))],
       subaccountIds: [...new Set(lines.flatMap((l) => (l.subaccountId ? [l.subaccountId] : [])))],
     });
+
+  function checkPosting(context: PostingContext, lines: NewLine[]): { replayed: boolean } {
     if (!context.company) throw new AppError('not-found', 'No company with this id in your workspace');
     if (context.replayed) return { replayed: true };
     if (context.company.archived) throw new AppError('company-archived', 'The company is archived; its ledger is read-only');
@@ -164,8 +168,9 @@ export function createJournalEntries({ db, companies }: { db: Sequelize; compani
     action: AuditAction,
   ): Promise<{ entry: JournalEntry; created: boolean }> {
     try {
-      return await withTenant(db, scope.tenantId, async (tx) => {
-        if ((await checkPosting(tx, scope, requestId, prepared.lines)).replayed) {
+      // The posting's checks travel with the transaction's opening (one round trip).
+      return await withTenant(db, scope.tenantId, async (tx, [context]) => {
+        if (checkPosting(postingContextOf(context!), prepared.lines).replayed) {
           return { entry: (await replayOf(tx, scope, requestId, prepared.hash))!, created: false };
         }
         await check(tx);
@@ -213,7 +218,7 @@ export function createJournalEntries({ db, companies }: { db: Sequelize; compani
           correlationId: ctx.correlationId,
         };
         return { entry, created: true };
-      });
+      }, [contextStatement(scope, requestId, prepared.lines)]);
     } catch (err) {
       if (err instanceof UniqueConstraintError) {
         // A concurrent request won: the same requestId (answer with its entry) or the same reversal target.

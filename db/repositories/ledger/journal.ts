@@ -1,4 +1,4 @@
-import { selectRows, type Db } from '../../connection';
+import { selectRows, type Db, type Statement } from '../../connection';
 import type { CompanyScope } from '../organisation/companies';
 
 // Journal entries and lines. Entries are append-only: there is no update or delete here, and the
@@ -191,14 +191,12 @@ export interface PostingContext {
  * row is held FOR KEY SHARE until commit: an archive (FOR UPDATE) waits for the posting, and a posting
  * that waited for an archive sees it; other company updates (onboarding) do not block postings.
  */
-export async function postingContext(
-  tx: Db,
-  scope: LedgerScope,
-  input: { requestId: string; codes: string[]; subaccountIds: string[] },
-): Promise<PostingContext> {
-  const [row] = await selectRows<{ archived: boolean | null; replayed: boolean; codes: string[] | null; subaccounts: Array<{ id: string; parent: string }> | null }>(
-    tx,
-    `SELECT (SELECT archived_at IS NOT NULL FROM legal_entities WHERE tenant_id = :tenantId AND id = :legalEntityId FOR KEY SHARE) AS archived,
+type PostingContextRow = { archived: boolean | null; replayed: boolean; codes: string[] | null; subaccounts: Array<{ id: string; parent: string }> | null };
+
+/** The company, the requestId and the chart of a posting as one statement (read it with postingContextOf). */
+export function postingContextStatement(scope: LedgerScope, input: { requestId: string; codes: string[]; subaccountIds: string[] }): Statement {
+  return {
+    sql: `SELECT (SELECT archived_at IS NOT NULL FROM legal_entities WHERE tenant_id = :tenantId AND id = :legalEntityId FOR KEY SHARE) AS archived,
             EXISTS (SELECT 1 FROM journal_entries WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId AND request_id = :requestId) AS replayed,
             (SELECT array_agg(code) FROM (
                SELECT code FROM global_accounts WHERE code = ANY(ARRAY[:codes]::text[])
@@ -207,12 +205,16 @@ export async function postingContext(
                 WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId AND custom AND code = ANY(ARRAY[:codes]::text[])) known) AS codes,
             (SELECT json_agg(json_build_object('id', id, 'parent', parent_code)) FROM company_subaccounts
               WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId AND id = ANY(CAST(:subaccountIds AS uuid[]))) AS subaccounts`,
-    { ...scope, ...input, subaccountIds: `{${input.subaccountIds.join(',')}}` },
-  );
+    replacements: { ...scope, ...input, subaccountIds: `{${input.subaccountIds.join(',')}}` },
+  };
+}
+
+export function postingContextOf(rows: Record<string, unknown>[]): PostingContext {
+  const row = rows[0] as PostingContextRow;
   return {
-    company: row!.archived === null ? null : { archived: row!.archived },
-    replayed: row!.replayed,
-    knownCodes: new Set(row!.codes ?? []),
-    subaccountParents: new Map((row!.subaccounts ?? []).map((s) => [s.id, s.parent])),
+    company: row.archived === null ? null : { archived: row.archived },
+    replayed: row.replayed,
+    knownCodes: new Set(row.codes ?? []),
+    subaccountParents: new Map((row.subaccounts ?? []).map((s) => [s.id, s.parent])),
   };
 }
