@@ -4,7 +4,7 @@ import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Runtime, DefaultLogger, type Worker } from '@temporalio/worker';
 import type { Express } from 'express';
 import type { Sequelize } from 'sequelize';
-import { createApp } from '../../api/app';
+import { createApp, type AppDeps } from '../../api/app';
 import { loadOpenApiDocument, type OpenApiDocument } from '../../contracts/operations';
 import { databaseName, loadConfig, type Config } from '../../core/config';
 import { createLogger } from '../../core/logger';
@@ -144,4 +144,20 @@ export async function startTestStack(
       await admin.close();
     },
   };
+}
+
+/**
+ * Another API process in all but name over the stack's database and Temporal: its own app, services and
+ * in-memory state, silent, with `overrides` (e.g. a counting hasher, a held hash gate, an unreachable Temporal).
+ */
+export function anotherApp(stack: TestStack, overrides: Partial<AppDeps> = {}): Express {
+  return createApp({
+    config: stack.config,
+    db: stack.db,
+    temporal: stack.temporal,
+    logger: createLogger('silent'),
+    mailer: createOutboxMailer({ store: (message) => storeOutboxMessage(stack.db, message) }),
+    taskQueue: stack.taskQueue,
+    ...overrides,
+  });
 }

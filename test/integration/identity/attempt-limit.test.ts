@@ -1,9 +1,6 @@
 import request from 'supertest';
 import { createApp } from '../../../api/app';
-import { createLogger } from '../../../core/logger';
-import { createOutboxMailer } from '../../../adapters/mail';
-import { storeOutboxMessage } from '../../../db/repositories/mail/outbox';
-import { startTestStack, type TestStack } from '../../helpers/stack';
+import { anotherApp, startTestStack, type TestStack } from '../../helpers/stack';
 import { api, bearer, registerWorkspace } from '../../helpers/clients';
 import { enableTotp, totpCode } from '../../helpers/second-factors';
 
@@ -12,14 +9,7 @@ let stack: TestStack;
 let secondApp: ReturnType<typeof createApp>;
 beforeAll(async () => {
   stack = await startTestStack();
-  secondApp = createApp({
-    config: stack.config,
-    db: stack.db,
-    temporal: stack.temporal,
-    logger: createLogger('silent'),
-    mailer: createOutboxMailer({ store: (message) => storeOutboxMessage(stack.db, message) }),
-    taskQueue: stack.taskQueue,
-  });
+  secondApp = anotherApp(stack);
 });
 afterAll(async () => {
   await stack.stop();

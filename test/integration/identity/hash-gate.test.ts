@@ -1,11 +1,8 @@
 import request from 'supertest';
 import { QueryTypes } from 'sequelize';
 import { createApp } from '../../../api/app';
-import { createLogger } from '../../../core/logger';
 import { createHashGate } from '../../../core/hash-gate';
-import { createOutboxMailer } from '../../../adapters/mail';
-import { storeOutboxMessage } from '../../../db/repositories/mail/outbox';
-import { startTestStack, type TestStack } from '../../helpers/stack';
+import { anotherApp, startTestStack, type TestStack } from '../../helpers/stack';
 import { registerWorkspace, type Registered } from '../../helpers/clients';
 
 // Password hashes run through a gate of fixed width; a hash that cannot start within the wait is refused
@@ -18,15 +15,7 @@ let gated: ReturnType<typeof createApp>;
 beforeAll(async () => {
   stack = await startTestStack();
   user = await registerWorkspace(stack);
-  gated = createApp({
-    config: stack.config,
-    db: stack.db,
-    temporal: stack.temporal,
-    logger: createLogger('silent'),
-    mailer: createOutboxMailer({ store: (message) => storeOutboxMessage(stack.db, message) }),
-    taskQueue: stack.taskQueue,
-    hashGate: gate,
-  });
+  gated = anotherApp(stack, { hashGate: gate });
 });
 afterAll(async () => {
   await stack.stop();

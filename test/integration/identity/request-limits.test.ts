@@ -2,11 +2,8 @@ import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { QueryTypes } from 'sequelize';
 import { createApp } from '../../../api/app';
-import { createLogger } from '../../../core/logger';
 import { createPasswordHasher, type PasswordHasher } from '../../../core/passwords';
-import { createOutboxMailer } from '../../../adapters/mail';
-import { storeOutboxMessage } from '../../../db/repositories/mail/outbox';
-import { startTestStack, type TestStack } from '../../helpers/stack';
+import { anotherApp, startTestStack, type TestStack } from '../../helpers/stack';
 import { api, bearer, registerWorkspace, uniqueEmail } from '../../helpers/clients';
 import { enableEmailFactor } from '../../helpers/second-factors';
 
@@ -29,15 +26,7 @@ beforeAll(async () => {
     hash: (password) => ((hashes += 1), real.hash(password)),
     verify: (password, stored) => ((hashes += 1), real.verify(password, stored)),
   };
-  counted = createApp({
-    config: stack.config,
-    db: stack.db,
-    temporal: stack.temporal,
-    logger: createLogger('silent'),
-    mailer: createOutboxMailer({ store: (message) => storeOutboxMessage(stack.db, message) }),
-    taskQueue: stack.taskQueue,
-    hasher: counting,
-  });
+  counted = anotherApp(stack, { hasher: counting });
 });
 afterAll(async () => {
   await stack.stop();
@@ -109,14 +98,7 @@ describe('request-rate limits (per client IP and per target email, in PostgreSQL
 
   test('X-Forwarded-For is believed only from a configured proxy: otherwise the client IP is the socket peer', async () => {
     const user = await registerWorkspace(stack);
-    const untrusting = createApp({
-      config: { ...stack.config, trustProxy: [] },
-      db: stack.db,
-      temporal: stack.temporal,
-      logger: createLogger('silent'),
-      mailer: createOutboxMailer({ store: (message) => storeOutboxMessage(stack.db, message) }),
-      taskQueue: stack.taskQueue,
-    });
+    const untrusting = anotherApp(stack, { config: { ...stack.config, trustProxy: [] } });
     await request(untrusting).post('/api/v1/auth/login').set('X-Forwarded-For', '203.0.113.7').send({ email: user.email, password: 'a wrong password here' }).expect(401);
     await request(stack.app).post('/api/v1/auth/login').set('X-Forwarded-For', '203.0.113.8').send({ email: user.email, password: 'a wrong password here' }).expect(401);
     const events = await stack.admin.query<{ ip_address: string }>(

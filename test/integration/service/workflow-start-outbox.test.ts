@@ -3,11 +3,8 @@ import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import request from 'supertest';
 import { QueryTypes } from 'sequelize';
 import { createApp } from '../../../api/app';
-import { createLogger } from '../../../core/logger';
-import { createOutboxMailer } from '../../../adapters/mail';
-import { storeOutboxMessage } from '../../../db/repositories/mail/outbox';
 import { invitationWorkflowId, periodCloseWorkflowId, pushWorkflowId, registrationWorkflowId } from '../../../contracts/workflow-ids';
-import { startTestStack, type TestStack } from '../../helpers/stack';
+import { anotherApp, startTestStack, type TestStack } from '../../helpers/stack';
 import { api, bearer, PASSWORD, proofFrom, readMail, registerWorkspace, requestProof, uniqueEmail, waitForMail, type Registered } from '../../helpers/clients';
 import { ledgerApi, simpleEntry, waitForClose } from '../../helpers/ledger';
 import { enableEmailFactor, mailCount, nextCode } from '../../helpers/second-factors';
@@ -21,14 +18,7 @@ let unreachable: Connection;
 beforeAll(async () => {
   stack = await startTestStack({}, { relayIntervalMs: 3_600_000 });
   unreachable = Connection.lazy({ address: '127.0.0.1:1', connectTimeout: '1s' });
-  down = createApp({
-    config: stack.config,
-    db: stack.db,
-    temporal: new Client({ connection: unreachable, namespace: stack.config.temporal.namespace }),
-    logger: createLogger('silent'),
-    mailer: createOutboxMailer({ store: (message) => storeOutboxMessage(stack.db, message) }),
-    taskQueue: stack.taskQueue,
-  });
+  down = anotherApp(stack, { temporal: new Client({ connection: unreachable, namespace: stack.config.temporal.namespace }) });
 });
 afterAll(async () => {
   await unreachable.close().catch(() => undefined);
