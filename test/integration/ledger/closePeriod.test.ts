@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { QueryTypes } from 'sequelize';
+import { QueryTypes, type Transaction } from 'sequelize';
 import { startTestStack, type TestStack } from '../../helpers/stack';
 import { registerWorkspace, type Registered } from '../../helpers/clients';
 import { entryBody, ledgerApi, simpleEntry, waitForClose } from '../../helpers/ledger';
 import { periodCloseWorkflowId } from '../../../contracts/workflow-ids';
+import { snapshotLockKey } from '../../../db/repositories/ledger/period-closes';
 
 let stack: TestStack;
 beforeAll(async () => {
@@ -174,7 +175,7 @@ describe('closePeriod, getPeriodClose and listPeriodCloses (periodCloseWorkflow)
   });
 
   test('closeDate rules: not today or later (400), not at or before the last close (409), one at a time (409), idempotent', async () => {
-    const { ledger } = await company();
+    const { user, ledger } = await company();
     const today = new Date().toISOString().slice(0, 10);
     await ledger.close(today).expect(400);
     const requestId = randomUUID();
@@ -185,10 +186,33 @@ describe('closePeriod, getPeriodClose and listPeriodCloses (periodCloseWorkflow)
     await waitForClose(ledger, first.body.id);
     const stale = await ledger.close('2025-01-15').expect(409);
     expect(stale.body.type).toBe('/problems/period-already-closed');
-    const next = await ledger.close('2025-02-28').expect(202);
-    const running = await ledger.close('2025-03-31');
-    if (running.status === 409) expect(running.body.type).toBe('/problems/period-close-running');
-    await waitForClose(ledger, next.body.id);
+    // Hold the next close in its snapshot step (the step waits on this lock), so it is certainly running
+    // when the third close is asked for.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let locked!: () => void;
+    const lockTaken = new Promise<void>((resolve) => (locked = resolve));
+    const holder = stack.admin.transaction(async (tx: Transaction) => {
+      await stack.admin.query('SELECT pg_advisory_xact_lock(hashtextextended(:key, 0))', {
+        replacements: { key: snapshotLockKey(user.me.company.id, '2025-02-28') },
+        transaction: tx,
+      });
+      locked();
+      await held;
+    });
+    await lockTaken;
+    try {
+      const next = await ledger.close('2025-02-28').expect(202);
+      const running = await ledger.close('2025-03-31').expect(409);
+      expect(running.body.type).toBe('/problems/period-close-running');
+      expect((await ledger.getClose(next.body.id).expect(200)).body.status).toBe('RUNNING');
+      release();
+      await holder;
+      expect((await waitForClose(ledger, next.body.id)).status).toBe('COMPLETED');
+    } finally {
+      release();
+      await holder;
+    }
   });
 
   test('"checks debits equal credits": a ledger that does not balance fails the close with the reason and releases the cut-off', async () => {
