@@ -72,7 +72,6 @@ class TenantTransaction extends Transaction {
   constructor(
     db: Sequelize,
     private readonly opening: string,
-    private readonly skip: number,
   ) {
     super(db, {});
   }
@@ -81,7 +80,8 @@ class TenantTransaction extends Transaction {
   async begin(): Promise<void> {
     const client = (this as unknown as { connection: PgClient }).connection;
     const results = await client.query(this.opening);
-    this.opened = (Array.isArray(results) ? results : [results]).slice(this.skip).map((r) => r.rows);
+    // The first two results are START TRANSACTION's and the tenant setting's.
+    this.opened = (Array.isArray(results) ? results : [results]).slice(2).map((r) => r.rows);
   }
 }
 
@@ -98,9 +98,14 @@ function opening(db: Sequelize, tenantId: string, first: Statement[], options: {
   ].join(';\n');
 }
 
-async function runTransaction<T>(tx: Transaction, work: (tx: Tx) => Promise<T>): Promise<T> {
+/** Acquires the connection and runs `begin` (rolled back by Sequelize if the opening fails). */
+function open(tx: TenantTransaction): Promise<void> {
+  return (tx as unknown as { prepareEnvironment(useCls: boolean): Promise<void> }).prepareEnvironment(false);
+}
+
+async function runTransaction<T>(tx: TenantTransaction, work: (tx: Tx) => Promise<T>): Promise<T> {
   // As Sequelize's managed transaction: roll back on any failure, commit otherwise.
-  await (tx as unknown as { prepareEnvironment(useCls: boolean): Promise<void> }).prepareEnvironment(false);
+  await open(tx);
   let result: T;
   try {
     result = await work(tx);
@@ -124,7 +129,7 @@ export async function withTenant<T>(
   work: (tx: Tx, first: Record<string, unknown>[][]) => Promise<T>,
   first: Statement[] = [],
 ): Promise<T> {
-  const tx = new TenantTransaction(db, opening(db, tenantId, first), 2);
+  const tx = new TenantTransaction(db, opening(db, tenantId, first));
   return runTransaction(tx, (t) => work(t, tx.opened));
 }
 
@@ -134,8 +139,8 @@ export async function withTenant<T>(
  * other's results.
  */
 export async function readInTenant(db: Sequelize, tenantId: string, statements: Statement[]): Promise<Record<string, unknown>[][]> {
-  const tx = new TenantTransaction(db, opening(db, tenantId, statements, { readOnly: true, commit: true }), 2);
-  await (tx as unknown as { prepareEnvironment(useCls: boolean): Promise<void> }).prepareEnvironment(false);
+  const tx = new TenantTransaction(db, opening(db, tenantId, statements, { readOnly: true, commit: true }));
+  await open(tx);
   // The batch committed; `finished` tells Sequelize so, and cleanup returns the connection to the pool.
   (tx as unknown as { finished: string }).finished = 'commit';
   (tx as unknown as { cleanup(): void }).cleanup();

@@ -1,4 +1,3 @@
-import { Transaction } from 'sequelize';
 import { LegalEntity } from '../../models';
 import { selectRows, transactionOf, type Db, type Statement } from '../../connection';
 
@@ -12,13 +11,10 @@ export interface CompanyState {
 }
 
 /**
- * The company (legal entity) or null when it is not visible in this tenant. With `forChange` the row is
- * held FOR SHARE until commit, so archiving waits for a running mutation and a mutation never commits
- * after the archive it did not see.
- */
-/**
- * The same check as findCompany as a statement, for a transaction's opening batch (withTenant's `first`);
- * `companyOf` reads its rows. For changes the row is held FOR SHARE until commit.
+ * Whether the company (legal entity) is visible in this tenant and archived, as a statement for a
+ * transaction's opening batch (withTenant's `first`); `companyOf` reads its rows (null: not visible).
+ * With `forChange` the row is held FOR SHARE until commit, so archiving waits for a running mutation and a
+ * mutation never commits after the archive it did not see.
  */
 export function companyStatement(scope: CompanyScope, options: { forChange?: boolean } = {}): Statement {
   return {
@@ -29,16 +25,6 @@ export function companyStatement(scope: CompanyScope, options: { forChange?: boo
 
 export function companyOf(rows: Record<string, unknown>[]): CompanyState | null {
   return rows[0] ? { archived: rows[0].archived === true } : null;
-}
-
-export async function findCompany(tx: Db, scope: CompanyScope, options: { forChange?: boolean } = {}): Promise<CompanyState | null> {
-  const company = await LegalEntity.findOne({
-    attributes: ['archivedAt'],
-    where: { tenantId: scope.tenantId, id: scope.legalEntityId },
-    transaction: transactionOf(tx),
-    lock: options.forChange ? Transaction.LOCK.SHARE : undefined,
-  });
-  return company ? { archived: company.archivedAt !== null } : null;
 }
 
 export interface WorkspaceCompany {
