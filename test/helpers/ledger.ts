@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import type { Transaction } from 'sequelize';
+import { snapshotLockKey } from '../../db/repositories/ledger/period-closes';
 import { api, bearer, type Registered } from './clients';
 import type { TestStack } from './stack';
 
@@ -54,4 +56,30 @@ export async function waitForClose(ledger: ReturnType<typeof ledgerApi>, closeId
     if (Date.now() > deadline) throw new Error(`close ${closeId} still RUNNING after ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/**
+ * Takes the advisory lock a close's snapshot step takes (snapshotLockKey), in a transaction of the admin
+ * connection, so a close of that company and date waits in its snapshot step until `release`.
+ */
+export async function holdSnapshotStep(stack: TestStack, legalEntityId: string, closeDate: string): Promise<{ release(): Promise<void> }> {
+  let free!: () => void;
+  const held = new Promise<void>((resolve) => (free = resolve));
+  let locked!: () => void;
+  const lockTaken = new Promise<void>((resolve) => (locked = resolve));
+  const holder = stack.admin.transaction(async (tx: Transaction) => {
+    await stack.admin.query('SELECT pg_advisory_xact_lock(hashtextextended(:key, 0))', {
+      replacements: { key: snapshotLockKey(legalEntityId, closeDate) },
+      transaction: tx,
+    });
+    locked();
+    await held;
+  });
+  await Promise.race([lockTaken, holder]);
+  return {
+    async release() {
+      free();
+      await holder;
+    },
+  };
 }

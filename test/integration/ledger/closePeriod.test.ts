@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { QueryTypes, type Transaction } from 'sequelize';
+import { QueryTypes } from 'sequelize';
 import { startTestStack, type TestStack } from '../../helpers/stack';
 import { registerWorkspace, type Registered } from '../../helpers/clients';
-import { entryBody, ledgerApi, simpleEntry, waitForClose } from '../../helpers/ledger';
+import { entryBody, holdSnapshotStep, ledgerApi, simpleEntry, waitForClose } from '../../helpers/ledger';
 import { periodCloseWorkflowId } from '../../../contracts/workflow-ids';
-import { snapshotLockKey } from '../../../db/repositories/ledger/period-closes';
 
 let stack: TestStack;
 beforeAll(async () => {
@@ -188,30 +187,16 @@ describe('closePeriod, getPeriodClose and listPeriodCloses (periodCloseWorkflow)
     expect(stale.body.type).toBe('/problems/period-already-closed');
     // Hold the next close in its snapshot step (the step waits on this lock), so it is certainly running
     // when the third close is asked for.
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    let locked!: () => void;
-    const lockTaken = new Promise<void>((resolve) => (locked = resolve));
-    const holder = stack.admin.transaction(async (tx: Transaction) => {
-      await stack.admin.query('SELECT pg_advisory_xact_lock(hashtextextended(:key, 0))', {
-        replacements: { key: snapshotLockKey(user.me.company.id, '2025-02-28') },
-        transaction: tx,
-      });
-      locked();
-      await held;
-    });
-    await lockTaken;
+    const hold = await holdSnapshotStep(stack, user.me.company.id, '2025-02-28');
     try {
       const next = await ledger.close('2025-02-28').expect(202);
       const running = await ledger.close('2025-03-31').expect(409);
       expect(running.body.type).toBe('/problems/period-close-running');
       expect((await ledger.getClose(next.body.id).expect(200)).body.status).toBe('RUNNING');
-      release();
-      await holder;
+      await hold.release();
       expect((await waitForClose(ledger, next.body.id)).status).toBe('COMPLETED');
     } finally {
-      release();
-      await holder;
+      await hold.release();
     }
   });
 

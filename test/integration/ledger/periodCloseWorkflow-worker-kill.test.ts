@@ -1,7 +1,7 @@
-import { QueryTypes, type Transaction } from 'sequelize';
+import { QueryTypes } from 'sequelize';
 import { startTestStack, type TestStack } from '../../helpers/stack';
 import { registerWorkspace } from '../../helpers/clients';
-import { ledgerApi, simpleEntry, waitForClose } from '../../helpers/ledger';
+import { holdSnapshotStep, ledgerApi, simpleEntry, waitForClose } from '../../helpers/ledger';
 import { snapshotLockKey } from '../../../db/repositories/ledger/period-closes';
 import { startWorkerProcess, until } from '../../helpers/worker-process';
 
@@ -23,19 +23,7 @@ describe('periodCloseWorkflow survives a killed worker', () => {
     await ledger.post(simpleEntry('2025-10-02', '5.00')).expect(201);
 
     // Hold the snapshot step before the close starts: it waits on this lock, and is killed waiting.
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    let locked!: () => void;
-    const lockTaken = new Promise<void>((resolve) => (locked = resolve));
-    const holder = stack.admin.transaction(async (tx: Transaction) => {
-      await stack.admin.query('SELECT pg_advisory_xact_lock(hashtextextended(:key, 0))', {
-        replacements: { key: snapshotLockKey(user.me.company.id, '2025-09-30') },
-        transaction: tx,
-      });
-      locked();
-      await held;
-    });
-    await lockTaken;
+    const hold = await holdSnapshotStep(stack, user.me.company.id, '2025-09-30');
     const close = await ledger.close('2025-09-30').expect(202);
     try {
       // The first worker reaches the snapshot step and waits on that lock: kill it there.
@@ -56,8 +44,7 @@ describe('periodCloseWorkflow survives a killed worker', () => {
       expect((await ledger.getClose(close.body.id).expect(200)).body.status).toBe('RUNNING');
     } finally {
       first.kill('SIGKILL');
-      release();
-      await holder;
+      await hold.release();
     }
 
     const second = startWorkerProcess(stack, { LOG_LEVEL: 'warn' });
