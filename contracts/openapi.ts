@@ -2307,7 +2307,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description A dependency is unavailable or the operation did not finish in time */
+        /** @description A dependency is unavailable, the operation did not finish in time, or password checks are queued beyond their wait (server-busy); Retry-After says when to try again */
         ServiceUnavailable: {
             headers: {
                 [name: string]: unknown;
