@@ -16,6 +16,7 @@ import * as pushNotifications from './2026.11.23T14.00.00.push-notifications';
 import * as mailDelivery from './2026.11.23T15.00.00.mail-delivery';
 import * as housekeeping from './2026.11.23T16.00.00.housekeeping';
 import * as principalPlanCache from './2026.11.23T17.00.00.principal-plan-cache';
+import * as chartPagePlanCache from './2026.11.23T18.00.00.chart-page-plan-cache';
 
 export type { MigrationContext };
 
@@ -43,4 +44,5 @@ export const MIGRATIONS: Array<{ name: string; module: MigrationModule }> = [
   { name: '2026.11.23T15.00.00.mail-delivery', module: mailDelivery },
   { name: '2026.11.23T16.00.00.housekeeping', module: housekeeping },
   { name: '2026.11.23T17.00.00.principal-plan-cache', module: principalPlanCache },
+  { name: '2026.11.23T18.00.00.chart-page-plan-cache', module: chartPagePlanCache },
 ];

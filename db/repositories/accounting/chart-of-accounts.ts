@@ -64,12 +64,14 @@ function toRow(r: RawAccount): CompanyAccountRow {
 
 type ChartQuery = { q: string; type: AccountType | null; limit: number; offset: number };
 
-/** One page of the company's chart with the count of all matches (a window count: one statement). */
+/**
+ * One page of the company's chart with the count of all matches, in one statement. The page query lives in
+ * the function app_company_chart_page (the same chart, filter and order as COMPANY_CHART and FILTER here)
+ * so that PostgreSQL keeps its plan instead of planning it on every request.
+ */
 export function companyChartPageStatement(scope: CompanyScope, query: ChartQuery): Statement {
   return {
-    sql: `${COMPANY_CHART}
-     SELECT chart.*, ${SUBACCOUNT_COUNT} AS subaccount_count, count(*) OVER () AS total FROM chart ${FILTER}
-      ORDER BY chart.code COLLATE "C" LIMIT :limit OFFSET :offset`,
+    sql: `SELECT * FROM app_company_chart_page(:tenantId, :legalEntityId, :q, CAST(:type AS text), :limit, :offset)`,
     replacements: { ...scope, ...query },
   };
 }

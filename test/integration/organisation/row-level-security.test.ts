@@ -175,6 +175,23 @@ describe('row-level security', () => {
     ).rejects.toThrow(/row-level security/);
   });
 
+  test('the chart page function runs as its caller: with tenant B set, tenant A\'s custom account and subaccount are invisible', async () => {
+    const page = (tenant: string) =>
+      withTenant(stack.db, tenant, (tx) =>
+        stack.db.query<{ code: string; custom: boolean; subaccount_count: string; total: string }>(
+          "SELECT * FROM app_company_chart_page(:a, :company, '0199', NULL, 50, 0)",
+          { replacements: { a: a.me.tenantId, company: a.me.company.id }, type: QueryTypes.SELECT, transaction: tx },
+        ),
+      );
+    const [own] = await page(a.me.tenantId);
+    expect(own).toMatchObject({ code: '0199', custom: true, subaccount_count: '1', total: '1' });
+    expect(await page(b.me.tenantId)).toEqual([]);
+    const [definer] = await stack.admin.query<{ definer: boolean }>("SELECT prosecdef AS definer FROM pg_proc WHERE proname = 'app_company_chart_page'", {
+      type: QueryTypes.SELECT,
+    });
+    expect(definer).toEqual({ definer: false });
+  });
+
   test('the tenant setting is transaction-scoped: the pooled connection forgets it after commit', async () => {
     const conn = await stack.db.connectionManager.getConnection({ type: 'write' });
     try {
