@@ -2,7 +2,8 @@
 // run (this machine is shared and noisy: compare the ratios, not the absolute numbers):
 //   1. reads (wrk): GET /healthz (the floor), GET /me, the account list of 50, as shares of /healthz;
 //   2. the account list's SQL in pgbench, simple protocol and prepared statements;
-//   3. posting two-line entries over HTTP beside pgbench of the same writes, one company and eight;
+//   3. posting two-line entries over HTTP (wrk) beside pgbench of the same writes, one company and eight,
+//      and beside pgbench of the posting request's whole SQL;
 //   4. a workflow-backed step (step-up with an email code: a Temporal update) beside the same step checked
 //      in the API alone (an authenticator code), p50 of sequential requests; registration-proof workflow
 //      completions per second;
@@ -21,9 +22,11 @@ import { timeStep, totpAt } from '../core/totp';
 import { createSequelize, inlineStatement, selectRows, withTenant } from '../db/connection';
 import { companyStatement } from '../db/repositories/organisation/companies';
 import { companyChartPageStatement } from '../db/repositories/accounting/chart-of-accounts';
+import { auditEventStatement } from '../db/repositories/audit/events';
+import { postEntryStatement, postingContextStatement } from '../db/repositories/ledger/journal';
 import { BASE, CONCURRENCY, PASSWORD, SECONDS, percentile, post, registerWorkspace, requireRunningApi } from './harness';
 import { ensureWrk, wrk, type WrkResult } from './http';
-import { httpPosting, pgbenchPosting, workspace, type Workspace } from './ledger';
+import { pgbenchPosting, workspace, wrkPosting, type Workspace } from './ledger';
 import { measureCompletions } from './workflow-completions';
 
 const STEPS = Number(process.env.BENCH_STEPS ?? 10);
@@ -78,33 +81,39 @@ async function reads(bin: string, ws: Workspace): Promise<void> {
   show(`1. Reads: wrk -t2 -c${CONCURRENCY} -d${SECONDS}s against ${BASE}`);
 }
 
-/** The list request's SQL as the API sends it: the principal lookup, then the read-only transaction. */
-async function listSql(ws: Workspace): Promise<void> {
-  const db = createSequelize(config.database.url, { poolMax: 1 });
+/** The principal lookup of a request with the workspace's token, as the API sends it. */
+async function principalSql(db: ReturnType<typeof createSequelize>, ws: Workspace, permission: string): Promise<{ sql: string; membershipId: string }> {
   const claims = JSON.parse(Buffer.from(ws.accessToken.split('.')[1]!, 'base64url').toString()) as { tenant_id: string; sid: string };
   const [session] = await withTenant(db, ws.tenantId, (tx) =>
     selectRows<{ membership_id: string }>(tx, 'SELECT membership_id FROM sessions WHERE id = :sid', { sid: claims.sid }),
   );
+  const replacements = { t: claims.tenant_id, s: claims.sid, m: session!.membership_id, p: permission };
+  return { sql: inlineStatement(db, { sql: 'SELECT * FROM app_load_principal(:t, :s, :m, :p)', replacements }), membershipId: session!.membership_id };
+}
+
+/** Runs a pgbench script of `statements` (one transaction each time) and returns its tx/s. */
+function pgbench(statements: string[], mode: 'simple' | 'prepared', clients = CONCURRENCY): number {
+  const file = path.join(mkdtempSync(path.join(tmpdir(), 'pgbench-request-')), 'request.sql');
+  writeFileSync(file, `${statements.map((s) => (s.startsWith('\\') ? s : `${s.replace(/\s+/g, ' ').trim()};`)).join('\n')}\n`);
+  const out = execFileSync('pgbench', ['-n', '-M', mode, '-c', String(clients), '-j', '2', '-T', String(SECONDS), '-f', file, config.database.url], { encoding: 'utf8' });
+  return Number(/tps = ([0-9.]+)/.exec(out)?.[1]);
+}
+
+/** The list request's SQL as the API sends it: the principal lookup, then the read-only transaction. */
+async function listSql(ws: Workspace): Promise<void> {
+  const db = createSequelize(config.database.url, { poolMax: 1 });
   const scope = { tenantId: ws.tenantId, legalEntityId: ws.legalEntityId };
   const script = [
-    inlineStatement(db, { sql: 'SELECT * FROM app_load_principal(:t, :s, :m, :p)', replacements: { t: claims.tenant_id, s: claims.sid, m: session!.membership_id, p: 'listCompanyAccounts' } }),
+    (await principalSql(db, ws, 'listCompanyAccounts')).sql,
     'START TRANSACTION READ ONLY',
     `SELECT set_config('app.tenant_id', '${ws.tenantId}', true)`,
     inlineStatement(db, companyStatement(scope)),
     inlineStatement(db, companyChartPageStatement(scope, { q: '', type: null, limit: 50, offset: 0 })),
     'COMMIT',
-  ]
-    .map((s) => `${s.replace(/\s+/g, ' ').trim()};`)
-    .join('\n');
+  ];
   await db.close();
-  const file = path.join(mkdtempSync(path.join(tmpdir(), 'pgbench-list-')), 'list.sql');
-  writeFileSync(file, `${script}\n`);
-  const run = (mode: string) => {
-    const out = execFileSync('pgbench', ['-n', '-M', mode, '-c', String(CONCURRENCY), '-j', '2', '-T', String(SECONDS), '-f', file, config.database.url], { encoding: 'utf8' });
-    return Number(/tps = ([0-9.]+)/.exec(out)?.[1]);
-  };
-  const simple = run('simple');
-  const prepared = run('prepared');
+  const simple = pgbench(script, 'simple');
+  const prepared = pgbench(script, 'prepared');
   rows.push(
     { row: 'pgbench of the list request SQL, simple protocol', measured: `${Math.round(simple)} tx/s`, floor: '', ratio: '', target: '' },
     { row: 'the same, prepared statements', measured: `${Math.round(prepared)} tx/s`, floor: `${Math.round(simple)}`, ratio: pct(prepared, simple), target: '' },
@@ -112,17 +121,56 @@ async function listSql(ws: Workspace): Promise<void> {
   show(`2. The account list's SQL in pgbench (${CONCURRENCY} clients, ${SECONDS}s)`);
 }
 
+/**
+ * A posting request's whole SQL as the API sends it: the principal lookup, the opening with the posting
+ * checks, the audit event with the posting, COMMIT. Each transaction gets its own requestId and entry id.
+ */
+async function postingRequestSql(ws: Workspace): Promise<string[]> {
+  const db = createSequelize(config.database.url, { poolMax: 1 });
+  const scope = { tenantId: ws.tenantId, legalEntityId: ws.legalEntityId };
+  const principal = await principalSql(db, ws, 'postJournalEntry');
+  const requestId = randomUUID();
+  const entryId = randomUUID();
+  const lines = [
+    { lineNo: 1, accountCode: '5110', subaccountId: null, debit: '12.34', credit: '0', memo: null },
+    { lineNo: 2, accountCode: '9010', subaccountId: null, debit: '0', credit: '12.34', memo: null },
+  ];
+  const audit = auditEventStatement(scope, {
+    action: 'ledger.entry.posted', actorMembershipId: principal.membershipId, systemActor: false, correlationId: randomUUID(),
+    subjectType: 'JOURNAL_ENTRY', subjectId: entryId, ipAddress: null, details: 'dated 2026-01-15, 2 lines, total 12.34',
+  });
+  const entry = {
+    id: entryId, entryDate: '2026-01-15', description: 'Benchmark sale', reference: null, requestId, requestHash: 'bench', reversalOf: null,
+    total: '12.34', postedByMembershipId: principal.membershipId, correlationId: randomUUID(),
+  };
+  const script = [
+    principal.sql,
+    'START TRANSACTION',
+    `SELECT set_config('app.tenant_id', '${ws.tenantId}', true)`,
+    inlineStatement(db, postingContextStatement(scope, { requestId, codes: ['5110', '9010'], subaccountIds: [] })),
+    inlineStatement(db, audit.statement),
+    inlineStatement(db, postEntryStatement(scope, entry, lines)),
+    'COMMIT',
+  ];
+  await db.close();
+  // pgbench fills :r in anew for each transaction: the ids below become unique per transaction.
+  return ['\\set r random(1, 1000000000000)', ...script.map((s) => s.replaceAll(`'${requestId}'`, "md5(':r')::uuid").replaceAll(`'${entryId}'`, "md5(':r' || 'e')::uuid").replaceAll(`'${audit.id}'`, "md5(':r' || 'a')::uuid"))];
+}
+
 async function posting(): Promise<void> {
   const one = await workspace();
   const eight = await Promise.all(Array.from({ length: 8 }, () => workspace()));
-  const http1 = await httpPosting('one company', [one]);
-  const http8 = await httpPosting('eight companies', eight);
+  const http1 = await wrkPosting([one]);
+  const http8 = await wrkPosting(eight);
   const raw1 = pgbenchPosting([await workspace()]);
   const raw8 = pgbenchPosting(await Promise.all(Array.from({ length: 8 }, () => workspace())));
-  const line = (r: typeof http1) => `${r.perSecond} entries/s, p50 ${r.p50} ms, p99 ${r.p99} ms${r.errors ? `, ${r.errors} errors` : ''}`;
+  const whole = pgbench(await postingRequestSql(await workspace()), 'simple');
+  const line = (r: WrkResult) => `${Math.round(r.perSecond)} entries/s, p50 ${r.p50} ms, p99 ${r.p99} ms${r.errors ? `, ${r.errors} errors` : ''}`;
   rows.push(
-    { row: 'POST /ledger/{id}/entries (2 lines), one company', measured: line(http1), floor: `pgbench ${Math.round(raw1.tps)}`, ratio: pct(http1.perSecond, raw1.tps), target: '≥ 60%, p99 ≤ 150 ms' },
+    { row: 'POST /ledger/{id}/entries (2 lines, wrk), one company', measured: line(http1), floor: `pgbench ${Math.round(raw1.tps)}`, ratio: pct(http1.perSecond, raw1.tps), target: '≥ 60%, p99 ≤ 150 ms' },
     { row: 'the same over 8 companies', measured: line(http8), floor: `pgbench ${Math.round(raw8.tps)}`, ratio: pct(http8.perSecond, raw8.tps), target: '' },
+    { row: "pgbench of the request's whole SQL (principal, checks, writes)", measured: `${Math.round(whole)} tx/s`, floor: `${Math.round(raw1.tps)}`, ratio: pct(whole, raw1.tps), target: '' },
+    { row: 'the HTTP posting against that', measured: `${Math.round(http1.perSecond)} entries/s`, floor: `${Math.round(whole)}`, ratio: pct(http1.perSecond, whole), target: '' },
   );
   show(`3. Posting beside pgbench of the same writes (audit event, counter, entry, lines; app role, RLS), ${CONCURRENCY} clients`);
 }

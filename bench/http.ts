@@ -33,9 +33,12 @@ function ms(text: string): number {
   return m[2] === 'us' ? n / 1000 : m[2] === 's' ? n * 1000 : n;
 }
 
-/** Runs wrk without blocking this process's event loop (other load from this process keeps going). */
-export async function wrk(bin: string, path: string, headers: Record<string, string> = {}, seconds = SECONDS): Promise<WrkResult> {
-  const args = ['-t2', `-c${CONCURRENCY}`, `-d${seconds}s`, '--latency'];
+/**
+ * Runs wrk without blocking this process's event loop (other load from this process keeps going); with
+ * `script`, a Lua file that builds each request (wrk's `request()`), e.g. a POST with a fresh body.
+ */
+export async function wrk(bin: string, path: string, headers: Record<string, string> = {}, seconds = SECONDS, script?: string): Promise<WrkResult> {
+  const args = ['-t2', `-c${CONCURRENCY}`, `-d${seconds}s`, '--latency', ...(script ? ['-s', script] : [])];
   for (const [k, v] of Object.entries(headers)) args.push('-H', `${k}: ${v}`);
   const { stdout: out } = await promisify(execFile)(bin, [...args, `${BASE}${path}`], { encoding: 'utf8' });
   const perSecond = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? NaN);

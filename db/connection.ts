@@ -147,6 +147,16 @@ export async function readInTenant(db: Sequelize, tenantId: string, statements: 
   return tx.opened.slice(0, statements.length);
 }
 
+/**
+ * Statements of one transaction sent as one round trip (a simple-protocol batch), for writes whose SQL does
+ * not depend on an earlier statement's result in the client. Returns the rows of all of them, in order (a
+ * statement without RETURNING adds none). A failure rolls back with the transaction, as one statement would.
+ */
+export function selectBatch<T extends object>(tx: Tx, statements: Statement[]): Promise<T[]> {
+  const db = poolOf(tx);
+  return db.query<T>(statements.map((statement) => inlineStatement(db, statement)).join(';\n'), { type: QueryTypes.SELECT, transaction: tx });
+}
+
 export async function setTenant(tx: Tx, tenantId: string): Promise<void> {
   await selectRows(tx, "SELECT set_config('app.tenant_id', :tenantId, true)", { tenantId });
 }

@@ -1,11 +1,12 @@
 import { randomUUID, createHash } from 'node:crypto';
 import { UniqueConstraintError, DatabaseError, type Sequelize } from 'sequelize';
-import { withTenant, type Tx } from '../../db/connection';
+import { selectBatch, withTenant, type Tx } from '../../db/connection';
 import {
   findEntry,
   linesOf,
   listEntries,
-  postEntry,
+  postEntryStatement,
+  postedEntryOf,
   postingContextOf,
   postingContextStatement,
   type PostingContext,
@@ -20,7 +21,7 @@ import type { AuditAction } from '../../core/audit-actions';
 import type { Principal, RequestContext } from '../http/context';
 import type { Schemas } from '../http/operation-handler';
 import { pageOf, type PageQuery } from '../http/pages';
-import { recordCallerEvent } from '../audit/caller-events';
+import { callerEventStatement } from '../audit/caller-events';
 import type { CompanyScopes } from '../organisation/company-scope';
 
 type JournalEntryCreate = Schemas['JournalEntryCreate'];
@@ -175,30 +176,33 @@ export function createJournalEntries({ db, companies }: { db: Sequelize; compani
         }
         await check(tx);
         const id = randomUUID();
-        // The audit event first: the company's ledger row is held only from the posting statement to commit.
-        await recordCallerEvent(tx, principal, ctx, {
-          action,
-          subjectType: 'JOURNAL_ENTRY',
-          subjectId: id,
-          details: `dated ${prepared.entryDate}, ${prepared.lines.length} lines, total ${formatMinorUnits(prepared.total)}`,
-        });
-        const { number, lockedThrough, postedAt } = await postEntry(
-          tx,
-          scope,
-          {
-            id,
-            entryDate: prepared.entryDate,
-            description: prepared.description,
-            reference: prepared.reference,
-            requestId,
-            requestHash: prepared.hash,
-            reversalOf: prepared.reversalOf,
-            total: formatMinorUnits(prepared.total),
-            postedByMembershipId: principal.membershipId,
-            correlationId: ctx.correlationId,
-          },
-          prepared.lines,
-        );
+        // The audit event and the posting in one round trip, the audit event first: the company's ledger row
+        // is held only from the posting statement to commit.
+        const [posted] = await selectBatch<Record<string, unknown>>(tx, [
+          callerEventStatement(principal, ctx, {
+            action,
+            subjectType: 'JOURNAL_ENTRY',
+            subjectId: id,
+            details: `dated ${prepared.entryDate}, ${prepared.lines.length} lines, total ${formatMinorUnits(prepared.total)}`,
+          }),
+          postEntryStatement(
+            scope,
+            {
+              id,
+              entryDate: prepared.entryDate,
+              description: prepared.description,
+              reference: prepared.reference,
+              requestId,
+              requestHash: prepared.hash,
+              reversalOf: prepared.reversalOf,
+              total: formatMinorUnits(prepared.total),
+              postedByMembershipId: principal.membershipId,
+              correlationId: ctx.correlationId,
+            },
+            prepared.lines,
+          ),
+        ]);
+        const { number, lockedThrough, postedAt } = postedEntryOf(posted!);
         if (!postedAt) {
           throw new AppError('period-closed', `The ledger is closed through ${lockedThrough}; date the entry after it`, { closedThrough: lockedThrough });
         }

@@ -59,19 +59,13 @@ export interface NewEntry {
 /**
  * Takes the company's next entry number and writes the entry and its lines, in one statement, unless the
  * entry is dated at or before the cut-off (then nothing is written and `postedAt` is null; the caller rolls
- * back, which returns the number). Every posting of a company passes through its ledger row and holds it
+ * back, which returns the number; read the row with postedEntryOf). Every posting of a company passes through its ledger row and holds it
  * until commit, so numbers are gapless and a period close that moves the cut-off waits for postings in
  * flight, after which every later one sees it. One round trip while the row is held keeps that window short.
  */
-export async function postEntry(
-  tx: Db,
-  scope: LedgerScope,
-  entry: NewEntry,
-  lines: NewLine[],
-): Promise<{ number: number; lockedThrough: string | null; postedAt: Date | null }> {
-  const [row] = await selectRows<{ number: string; locked_through: string | null; posted_at: Date | null }>(
-    tx,
-    `WITH counter AS (
+export function postEntryStatement(scope: LedgerScope, entry: NewEntry, lines: NewLine[]): Statement {
+  return {
+    sql: `WITH counter AS (
        INSERT INTO ledger_states AS s (tenant_id, legal_entity_id, next_entry_number) VALUES (:tenantId, :legalEntityId, 2)
        ON CONFLICT (tenant_id, legal_entity_id) DO UPDATE SET next_entry_number = s.next_entry_number + 1
        RETURNING s.next_entry_number - 1 AS number, s.locked_through
@@ -91,7 +85,7 @@ export async function postEntry(
      )
      SELECT counter.number, to_char(counter.locked_through, 'YYYY-MM-DD') AS locked_through, entry.posted_at
        FROM counter LEFT JOIN entry ON true`,
-    {
+    replacements: {
       ...scope,
       ...entry,
       lineCount: lines.length,
@@ -102,8 +96,13 @@ export async function postEntry(
       credits: lines.map((l) => l.credit),
       memos: lines.map((l) => l.memo),
     },
-  );
-  return { number: Number(row!.number), lockedThrough: row!.locked_through, postedAt: row!.posted_at };
+  };
+}
+
+/** The outcome of postEntryStatement, from its one row. */
+export function postedEntryOf(row: Record<string, unknown>): { number: number; lockedThrough: string | null; postedAt: Date | null } {
+  const r = row as { number: string; locked_through: string | null; posted_at: Date | null };
+  return { number: Number(r.number), lockedThrough: r.locked_through, postedAt: r.posted_at };
 }
 
 const ENTRY_COLUMNS = `e.id, e.number, to_char(e.entry_date, 'YYYY-MM-DD') AS entry_date, e.description, e.reference, e.request_hash,
