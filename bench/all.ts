@@ -18,16 +18,16 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { loadConfig } from '../core/config';
-import { timeStep, totpAt } from '../core/totp';
 import { createSequelize, inlineStatement, selectRows, withTenant } from '../db/connection';
 import { companyStatement } from '../db/repositories/organisation/companies';
 import { companyChartPageStatement } from '../db/repositories/accounting/chart-of-accounts';
 import { auditEventStatement } from '../db/repositories/audit/events';
 import { postEntryStatement, postingContextStatement } from '../db/repositories/ledger/journal';
-import { BASE, CONCURRENCY, PASSWORD, SECONDS, percentile, post, registerWorkspace, requireRunningApi } from './harness';
+import { BASE, CONCURRENCY, SECONDS, post, requireRunningApi } from './harness';
 import { ensureWrk, wrk, type WrkResult } from './http';
 import { pgbenchPosting, workspace, wrkPosting, type Workspace } from './ledger';
 import { measureCompletions } from './workflow-completions';
+import { stepComparison } from './workflows';
 
 const STEPS = Number(process.env.BENCH_STEPS ?? 10);
 const WORKFLOWS = Number(process.env.BENCH_WORKFLOWS ?? 200);
@@ -177,46 +177,13 @@ async function posting(): Promise<void> {
 
 async function stepUps(): Promise<void> {
   // Each sample is a fresh session's step-up, so no code is reused and no attempt window fills.
-  const totp: number[] = [];
-  const email: number[] = [];
-  const authenticators = [];
-  for (let i = 0; i < STEPS; i++) {
-    const user = await registerWorkspace();
-    const setup = await post('/api/v1/me/security/totp/setup', { currentPassword: PASSWORD }, auth(user.accessToken));
-    const { secret, enrollmentId } = (await setup.json()) as { secret: string; enrollmentId: string };
-    const confirm = await post('/api/v1/me/security/totp/confirm', { currentPassword: PASSWORD, enrollmentId, code: totpAt(secret, timeStep(Date.now())) }, auth(user.accessToken));
-    if (confirm.status !== 200) throw new Error(`TOTP confirm answered ${confirm.status}`);
-    authenticators.push({ token: user.accessToken, secret });
-  }
-  // A code is good once: wait for the next 30-second step, whose codes none of the confirmations used.
-  await new Promise((r) => setTimeout(r, 30_000 - (Date.now() % 30_000) + 100));
-  for (const { token, secret } of authenticators) {
-    const t0 = performance.now();
-    const res = await post('/api/v1/me/security/step-up', { totpCode: totpAt(secret, timeStep(Date.now())) }, auth(token));
-    totp.push(performance.now() - t0);
-    if (res.status !== 200) throw new Error(`TOTP step-up answered ${res.status}: ${await res.text()}`);
-  }
-  for (let i = 0; i < STEPS; i++) {
-    const user = await registerWorkspace();
-    await enableEmailFactor(user.email, user.accessToken);
-    const challenge = await post('/api/v1/me/security/step-up', {}, auth(user.accessToken));
-    const { challengeId } = (await challenge.json()) as { challengeId: string };
-    const code = await nextCode(user.email, 3);
-    const t0 = performance.now();
-    const res = await post('/api/v1/me/security/step-up', { challengeId, code }, auth(user.accessToken));
-    email.push(performance.now() - t0);
-    if (res.status !== 200) throw new Error(`email step-up answered ${res.status}: ${await res.text()}`);
-  }
-  totp.sort((a, b) => a - b);
-  email.sort((a, b) => a - b);
-  const p50t = percentile(totp, 50);
-  const p50e = percentile(email, 50);
+  const { totpP50: p50t, emailP50: p50e, samples } = await stepComparison(STEPS);
   const completions = await measureCompletions(WORKFLOWS, 16);
   rows.push(
-    { row: 'step-up, authenticator code (checked in the API)', measured: `p50 ${p50t.toFixed(1)} ms (${totp.length} samples)`, floor: '', ratio: '', target: '' },
+    { row: 'step-up, authenticator code (checked in the API)', measured: `p50 ${p50t.toFixed(1)} ms (${samples} samples)`, floor: '', ratio: '', target: '' },
     {
       row: 'step-up, email code (Temporal update to the challenge workflow)',
-      measured: `p50 ${p50e.toFixed(1)} ms (${email.length} samples)`,
+      measured: `p50 ${p50e.toFixed(1)} ms (${samples} samples)`,
       floor: `${p50t.toFixed(1)} ms`,
       ratio: `+${(p50e - p50t).toFixed(1)} ms`,
       target: '≤ +25 ms',
@@ -230,28 +197,6 @@ async function stepUps(): Promise<void> {
     },
   );
   show(`4. A workflow-backed step beside the same step without Temporal; workflow completions (Temporal at ${completions.address})`);
-}
-
-async function enableEmailFactor(email: string, token: string): Promise<void> {
-  const challenge = await post('/api/v1/me/security/email-factor/challenge', { currentPassword: PASSWORD, purpose: 'ENABLE' }, auth(token));
-  if (challenge.status !== 202) throw new Error(`email factor challenge answered ${challenge.status}`);
-  const { challengeId } = (await challenge.json()) as { challengeId: string };
-  const code = await nextCode(email, 2);
-  const res = await post('/api/v1/me/security/email-factor/confirm', { currentPassword: PASSWORD, challengeId, code }, auth(token));
-  if (res.status !== 200) throw new Error(`email factor confirm answered ${res.status}`);
-}
-
-/** The code of the `count`-th mail to the address (the registration link is the first). */
-async function nextCode(email: string, count: number): Promise<string> {
-  for (let i = 0; i < 200; i++) {
-    const mail = (await (await fetch(`${BASE}/dev/mail?to=${encodeURIComponent(email)}`)).json()) as Array<{ text: string }>;
-    if (mail.length >= count) {
-      const code = /\b([0-9]{8})\b/.exec(mail[0]!.text)?.[1];
-      if (code) return code;
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`no code mail to ${email}`);
 }
 
 async function underHashing(bin: string, ws: Workspace): Promise<void> {

@@ -1,0 +1,263 @@
+// Workflow throughput at fixed offered rates, against a running service and the Temporal server it uses:
+// requests are sent on a clock (request i at i/rate seconds, whatever the earlier answers), for
+//   - registration proofs: POST /auth/magic-link/request, each starting one registrationProofWorkflow
+//     (one activity: store the proof, mail the link);
+//   - email-code challenges: POST /me/security/step-up starts an emailChallengeWorkflow (its activity mails
+//     the code); the client reads the code from the development outbox and sends it back, a Temporal update
+//     whose VERIFIED answer lets the workflow finish (one more activity forgets the code).
+// Per rate it prints completions per second, start → completed latency p50/p99 (Temporal's own start and
+// close times), the backlog left when the offering window ends and how long it took to drain. Then the
+// workflow-backed step beside the same step without Temporal (step-up with an authenticator code).
+// Run it once per Temporal mode, with the request-rate limits raised (they would stop the load):
+//   RATE_LIMIT_MAGIC_LINK_PER_IP=1000000/3600 RATE_LIMIT_REGISTER_PER_IP=1000000/600 \
+//   RATE_LIMIT_EMAIL_CHALLENGE_PER_IP=1000000/600 RATE_LIMIT_EMAIL_CHALLENGE_PER_EMAIL=1000000/600 \
+//   [TEMPORAL_MODE=postgres] npm start
+//   [TEMPORAL_MODE=postgres] npm run bench:workflows   (BENCH_RATES=5,10,20,40, BENCH_WINDOW_SECONDS=20)
+import { randomUUID } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
+import { loadConfig } from '../core/config';
+import { timeStep, totpAt } from '../core/totp';
+import { temporalConnectionOptions } from '../adapters/temporal/connection';
+import { EMAIL_CHALLENGE_WORKFLOW, REGISTRATION_PROOF_WORKFLOW } from '../contracts/identity';
+import { BASE, PASSWORD, percentile, post, registerWorkspace, requireRunningApi } from './harness';
+
+const RATES = (process.env.BENCH_RATES ?? '5,10,20,40').split(',').map(Number).filter((n) => n > 0);
+const WINDOW_SECONDS = Number(process.env.BENCH_WINDOW_SECONDS ?? 20);
+const USERS = Number(process.env.BENCH_CHALLENGE_USERS ?? 32);
+const STEPS = Number(process.env.BENCH_STEPS ?? 10);
+const DRAIN_LIMIT_MS = 180_000;
+
+const config = loadConfig({ ...process.env, NODE_ENV: process.env.NODE_ENV ?? 'development' });
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const auth = (token: string) => ({ authorization: `Bearer ${token}` });
+const ms = (n: number) => Math.round(n);
+
+export interface RateRow {
+  workflow: string;
+  'offered/s': number;
+  'started/s': number;
+  'completions/s': number;
+  'p50 ms': number;
+  'p99 ms': number;
+  'backlog at window end': number;
+  'drained s': number;
+  errors: number;
+}
+
+/** Fires `fire(i)` at i/rate seconds from now for `seconds`; returns when the last has been sent. */
+async function offer(rate: number, seconds: number, fire: (i: number) => Promise<void>): Promise<{ sent: Array<Promise<void>>; seconds: number }> {
+  const n = Math.round(rate * seconds);
+  const t0 = performance.now();
+  const sent: Array<Promise<void>> = [];
+  for (let i = 0; i < n; i++) {
+    const wait = t0 + (i * 1000) / rate - performance.now();
+    if (wait > 0) await sleep(wait);
+    sent.push(fire(i));
+  }
+  return { sent, seconds: (performance.now() - t0) / 1000 };
+}
+
+async function countCompleted(client: Client, query: string): Promise<number> {
+  return Number((await client.workflow.count(`${query} AND ExecutionStatus = 'Completed'`)).count);
+}
+
+/** Offers one workflow type at `rate` and measures it from Temporal's own start and close times. */
+async function measureRate(
+  client: Client,
+  workflowType: string,
+  rate: number,
+  fire: (i: number) => Promise<void>,
+): Promise<RateRow> {
+  const since = new Date(Date.now() - 500).toISOString();
+  const query = `WorkflowType = '${workflowType}' AND StartTime >= '${since}'`;
+  let errors = 0;
+  const { sent, seconds } = await offer(rate, WINDOW_SECONDS, (i) => fire(i).catch(() => void errors++));
+  const offered = sent.length;
+  const backlog = offered - (await countCompleted(client, query));
+  const windowEnd = performance.now();
+  await Promise.all(sent);
+  const expected = offered - errors;
+  while ((await countCompleted(client, query)) < expected) {
+    if (performance.now() - windowEnd > DRAIN_LIMIT_MS) throw new Error(`${workflowType} at ${rate}/s did not drain within ${DRAIN_LIMIT_MS / 1000} s`);
+    await sleep(200);
+  }
+  const drained = (performance.now() - windowEnd) / 1000;
+  const latencies: number[] = [];
+  let first = Infinity;
+  let last = 0;
+  for await (const info of client.workflow.list({ query: `${query} AND ExecutionStatus = 'Completed'` })) {
+    const started = info.startTime.getTime();
+    const closed = info.closeTime!.getTime();
+    latencies.push(closed - started);
+    first = Math.min(first, started);
+    last = Math.max(last, closed);
+  }
+  latencies.sort((a, b) => a - b);
+  return {
+    workflow: workflowType,
+    'offered/s': rate,
+    'started/s': Math.round((offered / seconds) * 10) / 10,
+    'completions/s': Math.round((latencies.length / ((last - first) / 1000)) * 10) / 10,
+    'p50 ms': ms(percentile(latencies, 50)),
+    'p99 ms': ms(percentile(latencies, 99)),
+    'backlog at window end': backlog,
+    'drained s': Math.round(drained * 10) / 10,
+    errors,
+  };
+}
+
+/** A registration proof: one magic-link request, which starts one registrationProofWorkflow. */
+function registrationProof(run: string) {
+  return async (i: number) => {
+    const res = await post('/api/v1/auth/magic-link/request', { email: `wf-${run}-${i}@example.com` });
+    await res.arrayBuffer();
+    if (res.status !== 202) throw new Error(`magic link answered ${res.status}`);
+  };
+}
+
+interface ChallengeUser {
+  email: string;
+  accessToken: string;
+  /** The newest mail's id, so the next code is the first mail after it. */
+  lastMessageId: string | null;
+}
+
+async function newestMail(email: string): Promise<{ messageId: string; text: string } | null> {
+  const res = await fetch(`${BASE}/dev/mail?to=${encodeURIComponent(email)}`);
+  const mail = (await res.json()) as Array<{ messageId: string; text: string }>;
+  return mail[0] ?? null;
+}
+
+/** The code of the first mail after `user.lastMessageId` (polled every 20 ms). */
+async function nextCode(user: ChallengeUser): Promise<string> {
+  for (let i = 0; i < 1500; i++) {
+    const mail = await newestMail(user.email);
+    const code = mail && mail.messageId !== user.lastMessageId ? /\b([0-9]{8})\b/.exec(mail.text)?.[1] : undefined;
+    if (code) {
+      user.lastMessageId = mail!.messageId;
+      return code;
+    }
+    await sleep(20);
+  }
+  throw new Error(`no code mail to ${user.email}`);
+}
+
+/** A user whose second factor is the email code (registration and enabling each hash a password once). */
+async function emailFactorUser(): Promise<ChallengeUser> {
+  const { email, accessToken } = await registerWorkspace();
+  const user: ChallengeUser = { email, accessToken, lastMessageId: (await newestMail(email))?.messageId ?? null };
+  const challenge = await post('/api/v1/me/security/email-factor/challenge', { currentPassword: PASSWORD, purpose: 'ENABLE' }, auth(accessToken));
+  if (challenge.status !== 202) throw new Error(`email factor challenge answered ${challenge.status}`);
+  const { challengeId } = (await challenge.json()) as { challengeId: string };
+  const code = await nextCode(user);
+  const res = await post('/api/v1/me/security/email-factor/confirm', { currentPassword: PASSWORD, challengeId, code }, auth(accessToken));
+  if (res.status !== 200) throw new Error(`email factor confirm answered ${res.status}`);
+  return user;
+}
+
+/** One step-up by email code: the challenge (workflow start), the mailed code, the verification (update). */
+async function emailStepUp(user: ChallengeUser): Promise<number> {
+  const challenge = await post('/api/v1/me/security/step-up', {}, auth(user.accessToken));
+  if (challenge.status !== 202) throw new Error(`step-up challenge answered ${challenge.status}`);
+  const { challengeId } = (await challenge.json()) as { challengeId: string };
+  const code = await nextCode(user);
+  const t0 = performance.now();
+  const res = await post('/api/v1/me/security/step-up', { challengeId, code }, auth(user.accessToken));
+  const elapsed = performance.now() - t0;
+  if (res.status !== 200) throw new Error(`email step-up answered ${res.status}: ${await res.text()}`);
+  return elapsed;
+}
+
+/**
+ * Email-code challenges from a pool of users, each user one challenge at a time (its code is then the
+ * newest mail); a request that finds every user busy waits for one, which shows as started/s < offered/s.
+ */
+function emailChallenges(users: ChallengeUser[], verifications: number[]) {
+  const free = [...users];
+  const waiting: Array<(u: ChallengeUser) => void> = [];
+  const acquire = () => (free.length ? Promise.resolve(free.pop()!) : new Promise<ChallengeUser>((r) => waiting.push(r)));
+  const release = (u: ChallengeUser) => (waiting.length ? waiting.shift()!(u) : free.push(u));
+  return async () => {
+    const user = await acquire();
+    try {
+      verifications.push(await emailStepUp(user));
+    } finally {
+      release(user);
+    }
+  };
+}
+
+/** Step-up checked in the API (authenticator code) beside step-up through the workflow (email code), sequential. */
+export async function stepComparison(steps = STEPS): Promise<{ totpP50: number; emailP50: number; samples: number }> {
+  const authenticators = [];
+  for (let i = 0; i < steps; i++) {
+    const user = await registerWorkspace();
+    const setup = await post('/api/v1/me/security/totp/setup', { currentPassword: PASSWORD }, auth(user.accessToken));
+    const { secret, enrollmentId } = (await setup.json()) as { secret: string; enrollmentId: string };
+    const confirm = await post('/api/v1/me/security/totp/confirm', { currentPassword: PASSWORD, enrollmentId, code: totpAt(secret, timeStep(Date.now())) }, auth(user.accessToken));
+    if (confirm.status !== 200) throw new Error(`TOTP confirm answered ${confirm.status}`);
+    authenticators.push({ token: user.accessToken, secret });
+  }
+  const emailUsers: ChallengeUser[] = [];
+  for (let i = 0; i < steps; i++) emailUsers.push(await emailFactorUser());
+  // A code is good once: wait for the next 30-second step, whose codes none of the confirmations used.
+  await sleep(30_000 - (Date.now() % 30_000) + 100);
+  const totp: number[] = [];
+  for (const { token, secret } of authenticators) {
+    const t0 = performance.now();
+    const res = await post('/api/v1/me/security/step-up', { totpCode: totpAt(secret, timeStep(Date.now())) }, auth(token));
+    totp.push(performance.now() - t0);
+    if (res.status !== 200) throw new Error(`TOTP step-up answered ${res.status}: ${await res.text()}`);
+  }
+  const email: number[] = [];
+  for (const user of emailUsers) email.push(await emailStepUp(user));
+  totp.sort((a, b) => a - b);
+  email.sort((a, b) => a - b);
+  return { totpP50: percentile(totp, 50), emailP50: percentile(email, 50), samples: steps };
+}
+
+async function main(): Promise<void> {
+  await requireRunningApi();
+  const connection = await Connection.connect(temporalConnectionOptions(config.temporal));
+  const client = new Client({ connection, namespace: config.temporal.namespace });
+  const mode = process.env.TEMPORAL_MODE === 'postgres' ? 'Temporal server on PostgreSQL' : 'Temporal dev server (SQLite)';
+  console.log(`\nWorkflow throughput against ${BASE}; ${mode} at ${config.temporal.address}; ${WINDOW_SECONDS} s per rate; Node ${process.version}`);
+
+  const run = randomUUID().slice(0, 8);
+  const rows: RateRow[] = [];
+  for (const rate of RATES) rows.push(await measureRate(client, REGISTRATION_PROOF_WORKFLOW, rate, registrationProof(run)));
+  console.log('\n1. Registration proofs (one activity each)');
+  console.table(rows.splice(0));
+
+  const users: ChallengeUser[] = [];
+  while (users.length < USERS) users.push(...(await Promise.all([emailFactorUser(), emailFactorUser()])));
+  const verifications: Array<{ rate: number; p50: number; p99: number }> = [];
+  for (const rate of RATES) {
+    const samples: number[] = [];
+    rows.push(await measureRate(client, EMAIL_CHALLENGE_WORKFLOW, rate, emailChallenges(users, samples)));
+    samples.sort((a, b) => a - b);
+    verifications.push({ rate, p50: ms(percentile(samples, 50)), p99: ms(percentile(samples, 99)) });
+  }
+  console.log(`\n2. Email-code challenges (start, code mailed, verified by update, code forgotten; ${users.length} users, one challenge each at a time)`);
+  console.table(rows.map((r, i) => ({ ...r, 'verify p50 ms': verifications[i]!.p50, 'verify p99 ms': verifications[i]!.p99 })));
+
+  const step = await stepComparison();
+  console.log(`\n3. A workflow-backed step beside the same step without Temporal (${step.samples} sequential step-ups each)`);
+  console.table([
+    { step: 'step-up, authenticator code (checked in the API)', 'p50 ms': Math.round(step.totpP50 * 10) / 10, difference: '', target: '' },
+    {
+      step: 'step-up, email code (Temporal update to the challenge workflow)',
+      'p50 ms': Math.round(step.emailP50 * 10) / 10,
+      difference: `+${(step.emailP50 - step.totpP50).toFixed(1)} ms`,
+      target: '≤ +25 ms',
+    },
+  ]);
+  await connection.close();
+}
+
+if (require.main === module) {
+  main().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}
