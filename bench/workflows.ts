@@ -45,7 +45,7 @@ export interface RateRow {
 }
 
 /** Fires `fire(i)` at i/rate seconds from now for `seconds`; returns when the last has been sent. */
-async function offer(rate: number, seconds: number, fire: (i: number) => Promise<void>): Promise<{ sent: Array<Promise<void>>; seconds: number }> {
+async function offer(rate: number, seconds: number, fire: (i: number) => Promise<void>): Promise<{ sent: Array<Promise<void>> }> {
   const n = Math.round(rate * seconds);
   const t0 = performance.now();
   const sent: Array<Promise<void>> = [];
@@ -54,7 +54,7 @@ async function offer(rate: number, seconds: number, fire: (i: number) => Promise
     if (wait > 0) await sleep(wait);
     sent.push(fire(i));
   }
-  return { sent, seconds: (performance.now() - t0) / 1000 };
+  return { sent };
 }
 
 async function countCompleted(client: Client, query: string): Promise<number> {
@@ -68,10 +68,10 @@ async function measureRate(
   rate: number,
   fire: (i: number) => Promise<void>,
 ): Promise<RateRow> {
-  const since = new Date(Date.now() - 500).toISOString();
+  const since = new Date().toISOString();
   const query = `WorkflowType = '${workflowType}' AND StartTime >= '${since}'`;
   let errors = 0;
-  const { sent, seconds } = await offer(rate, WINDOW_SECONDS, (i) => fire(i).catch(() => void errors++));
+  const { sent } = await offer(rate, WINDOW_SECONDS, (i) => fire(i).catch(() => void errors++));
   const offered = sent.length;
   const backlog = offered - (await countCompleted(client, query));
   const windowEnd = performance.now();
@@ -84,19 +84,22 @@ async function measureRate(
   const drained = (performance.now() - windowEnd) / 1000;
   const latencies: number[] = [];
   let first = Infinity;
+  let lastStart = 0;
   let last = 0;
   for await (const info of client.workflow.list({ query: `${query} AND ExecutionStatus = 'Completed'` })) {
     const started = info.startTime.getTime();
     const closed = info.closeTime!.getTime();
     latencies.push(closed - started);
     first = Math.min(first, started);
+    lastStart = Math.max(lastStart, started);
     last = Math.max(last, closed);
   }
   latencies.sort((a, b) => a - b);
   return {
     workflow: workflowType,
     'offered/s': rate,
-    'started/s': Math.round((offered / seconds) * 10) / 10,
+    // Temporal's start times: a request that waited (for a free user) shows here, not in the offering.
+    'started/s': Math.round(((latencies.length - 1) / ((lastStart - first) / 1000)) * 10) / 10,
     'completions/s': Math.round((latencies.length / ((last - first) / 1000)) * 10) / 10,
     'p50 ms': ms(percentile(latencies, 50)),
     'p99 ms': ms(percentile(latencies, 99)),
@@ -229,6 +232,13 @@ async function main(): Promise<void> {
   console.log('\n1. Registration proofs (one activity each)');
   console.table(rows.splice(0));
 
+  if (USERS > 0) await challengeTable(client);
+  if (STEPS > 0) await stepTable();
+  await connection.close();
+}
+
+async function challengeTable(client: Client): Promise<void> {
+  const rows: RateRow[] = [];
   const users: ChallengeUser[] = [];
   while (users.length < USERS) users.push(...(await Promise.all([emailFactorUser(), emailFactorUser()])));
   const verifications: Array<{ rate: number; p50: number; p99: number }> = [];
@@ -241,6 +251,9 @@ async function main(): Promise<void> {
   console.log(`\n2. Email-code challenges (start, code mailed, verified by update, code forgotten; ${users.length} users, one challenge each at a time)`);
   console.table(rows.map((r, i) => ({ ...r, 'verify p50 ms': verifications[i]!.p50, 'verify p99 ms': verifications[i]!.p99 })));
 
+}
+
+async function stepTable(): Promise<void> {
   const step = await stepComparison();
   console.log(`\n3. A workflow-backed step beside the same step without Temporal (${step.samples} sequential step-ups each)`);
   console.table([
@@ -252,7 +265,6 @@ async function main(): Promise<void> {
       target: '≤ +25 ms',
     },
   ]);
-  await connection.close();
 }
 
 if (require.main === module) {

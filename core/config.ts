@@ -36,6 +36,14 @@ export interface Config {
     apiKey: string | null;
     /** Where the worker serves the Temporal SDK's Prometheus metrics (host:port); null: not served. */
     workerMetricsAddress: string | null;
+    /** The worker's task slots, pollers and cache (docs/operations.md, "Worker tuning"). */
+    worker: {
+      maxConcurrentWorkflowTasks: number;
+      maxConcurrentActivities: number;
+      maxCachedWorkflows: number;
+      workflowTaskPollers: number;
+      activityTaskPollers: number;
+    };
   };
   jwt: {
     issuer: string;
@@ -267,6 +275,13 @@ export function loadConfig(env: Env = process.env): Config {
       tls: temporalTls(env),
       apiKey: env.TEMPORAL_API_KEY || null,
       workerMetricsAddress: env.WORKER_METRICS_ADDRESS === undefined ? '127.0.0.1:9464' : env.WORKER_METRICS_ADDRESS || null,
+      worker: {
+        maxConcurrentWorkflowTasks: int(env, 'WORKER_MAX_CONCURRENT_WORKFLOW_TASKS', 40, 2, 10000),
+        maxConcurrentActivities: int(env, 'WORKER_MAX_CONCURRENT_ACTIVITIES', 100, 1, 10000),
+        maxCachedWorkflows: int(env, 'WORKER_MAX_CACHED_WORKFLOWS', 1000, 2, 1000000),
+        workflowTaskPollers: int(env, 'WORKER_WORKFLOW_TASK_POLLERS', 10, 2, 1000),
+        activityTaskPollers: int(env, 'WORKER_ACTIVITY_TASK_POLLERS', 10, 1, 1000),
+      },
     },
     jwt: {
       issuer: str(env, 'JWT_ISSUER', 'accounting-backend'),

@@ -51,9 +51,14 @@ start_temporal() {
     say "reusing the Temporal dev server already running on 127.0.0.1:$port"
     return 0
   fi
+  # Eager activities: a workflow task that schedules an activity gets the activity back in its reply when
+  # the worker has a free slot, instead of the activity going through matching (docs/decisions.md,
+  # "Workflow throughput"). WAL with synchronous=NORMAL: one fsync per checkpoint, not per commit; a
+  # crash of the process loses nothing, a power cut at most the last commits of this development store.
   local args=(server start-dev --ip 127.0.0.1 --port "$port" --ui-port "$ui_port" --namespace default
-    --search-attribute TenantId=Keyword --log-level warn)
-  [ -n "$db_file" ] && args+=(--db-filename "$db_file")
+    --search-attribute TenantId=Keyword --log-level warn
+    --dynamic-config-value system.enableActivityEagerExecution=true)
+  [ -n "$db_file" ] && args+=(--db-filename "$db_file" --sqlite-pragma journal_mode=wal --sqlite-pragma synchronous=normal)
   [ -n "$headless" ] && args+=(--headless)
   mkdir -p "$(dirname "$log_file")"
   "$TEMPORAL_BIN" "${args[@]}" >"$log_file" 2>&1 &
@@ -125,6 +130,10 @@ SQL
   cat >"$run_dir/config/dynamicconfig/dynamic.yaml" <<YAML
 # Search attributes created at start are usable at once (as on the dev server).
 system.forceSearchAttributesCacheRefreshOnRead:
+  - value: true
+    constraints: {}
+# Eager activities, as on the dev server (docs/decisions.md, "Workflow throughput").
+system.enableActivityEagerExecution:
   - value: true
     constraints: {}
 YAML

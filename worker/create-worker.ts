@@ -47,5 +47,10 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
     taskQueue: deps.taskQueue ?? deps.config.temporal.taskQueue,
     activities,
     ...workflows,
+    maxConcurrentWorkflowTaskExecutions: deps.config.temporal.worker.maxConcurrentWorkflowTasks,
+    maxConcurrentActivityTaskExecutions: deps.config.temporal.worker.maxConcurrentActivities,
+    maxCachedWorkflows: deps.config.temporal.worker.maxCachedWorkflows,
+    workflowTaskPollerBehavior: { type: 'simple-maximum', maximum: deps.config.temporal.worker.workflowTaskPollers },
+    activityTaskPollerBehavior: { type: 'simple-maximum', maximum: deps.config.temporal.worker.activityTaskPollers },
   });
 }

@@ -17,6 +17,21 @@ describe('configuration is validated at start-up', () => {
     }
   });
 
+  test('the worker\'s task slots, cache and pollers default to the SDK\'s values and are bounded', () => {
+    expect(loadConfig({ NODE_ENV: 'development' }).temporal.worker).toEqual({
+      maxConcurrentWorkflowTasks: 40,
+      maxConcurrentActivities: 100,
+      maxCachedWorkflows: 1000,
+      workflowTaskPollers: 10,
+      activityTaskPollers: 10,
+    });
+    const tuned = loadConfig({ NODE_ENV: 'development', WORKER_WORKFLOW_TASK_POLLERS: '4', WORKER_MAX_CONCURRENT_ACTIVITIES: '20' }).temporal.worker;
+    expect(tuned).toMatchObject({ workflowTaskPollers: 4, maxConcurrentActivities: 20 });
+    // The SDK needs two workflow pollers (sticky and normal queue) and two workflow task slots.
+    expect(() => loadConfig({ NODE_ENV: 'development', WORKER_WORKFLOW_TASK_POLLERS: '1' })).toThrow(/WORKER_WORKFLOW_TASK_POLLERS/);
+    expect(() => loadConfig({ NODE_ENV: 'development', WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: '1' })).toThrow(/WORKER_MAX_CONCURRENT_WORKFLOW_TASKS/);
+  });
+
   test('"development defaults must be opt-in": without NODE_ENV the process refuses to start, saying why', () => {
     expect(() => loadConfig({})).toThrow(/NODE_ENV is not set/);
     expect(() => loadConfig({ JWT_KEYS: `k1:${Buffer.alloc(32, 1).toString('base64')}` })).toThrow(/NODE_ENV is not set/);
