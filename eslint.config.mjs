@@ -1,5 +1,6 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import globals from 'globals';
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'test/.tmp/**', '*.js', '*.mjs', '*.cjs', '.*.cjs', 'test/helpers/*.js'] },
@@ -13,6 +14,12 @@ export default tseslint.config(
       '@typescript-eslint/no-explicit-any': 'off',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
     },
+  },
+  {
+    // The web pages' scripts: plain browser modules, served as they are (no build, no type information).
+    files: ['api/web/static/**/*.js'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: { ...tseslint.configs.disableTypeChecked.languageOptions, sourceType: 'module', globals: globals.browser },
   },
   {
     // Workflow code is replayed deterministically in a sandbox: no Node built-ins, no I/O libraries.

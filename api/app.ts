@@ -36,6 +36,7 @@ import { mailHandlers } from './mail/handlers';
 import { serviceHandlers } from './service/handlers';
 import { createApiMetrics, type ApiMetrics } from './http/metrics';
 import { docsRoutes } from './service/docs';
+import { webRoutes } from './web/routes';
 import { createMailDomains } from '../adapters/dns/mail-domains';
 import type { MailDomains } from '../core/email-validation';
 import { ratesHandlers } from './rates/handlers';
@@ -148,6 +149,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(index.pathOf('receiveEmailEvents', {}), express.json({ limit: '1mb', type: ['application/json'], verify: keepRawBody }));
   app.use(express.json({ limit: '256kb', type: ['application/json', 'application/*+json'], verify: keepRawBody }));
   app.use(docsRoutes(index.pathOf('getOpenApiDocument', {})));
+  app.use(webRoutes({ publicUrl: config.publicUrl, baseDomain: config.baseDomain }));
   app.use(
     mountOperations({
       index,

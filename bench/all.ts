@@ -27,7 +27,7 @@ import { BASE, CONCURRENCY, SECONDS, post, requireRunningApi } from './harness';
 import { ensureWrk, wrk, type WrkResult } from './http';
 import { pgbenchPosting, workspace, wrkPosting, type Workspace } from './ledger';
 import { measureCompletions } from './workflow-completions';
-import { stepComparison } from './workflows';
+import { signedMs, stepComparison } from './workflows';
 
 const STEPS = Number(process.env.BENCH_STEPS ?? 10);
 const WORKFLOWS = Number(process.env.BENCH_WORKFLOWS ?? 200);
@@ -185,7 +185,7 @@ async function stepUps(): Promise<void> {
       row: 'step-up, email code (Temporal update to the challenge workflow)',
       measured: `p50 ${p50e.toFixed(1)} ms (${samples} samples)`,
       floor: `${p50t.toFixed(1)} ms`,
-      ratio: `+${(p50e - p50t).toFixed(1)} ms`,
+      ratio: signedMs(p50e - p50t),
       target: '≤ +25 ms',
     },
     {

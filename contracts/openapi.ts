@@ -38,6 +38,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The API's base address, with links to its documentation and this document */
+        get: operations["getApiIndex"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/openapi.json": {
         parameters: {
             query?: never;
@@ -1539,6 +1556,15 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        ApiIndex: {
+            name: string;
+            /** @description The version of this document */
+            version: string;
+            /** @description People: the rendered reference (/docs) */
+            documentation: string;
+            /** @description Programs: this OpenAPI document, as JSON */
+            openapi: string;
+        };
         Health: {
             /** @enum {string} */
             status: "UP";
@@ -2380,6 +2406,26 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Readiness"];
+                };
+            };
+        };
+    };
+    getApiIndex: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Where to read about the API */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiIndex"];
                 };
             };
         };

@@ -38,6 +38,16 @@ ensure_hledger() {
     || { $sudo apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q hledger >/dev/null; }
 }
 
+ensure_chromium() {
+  # The web pages are tested in a real browser: Debian's Chromium, driven by playwright-core.
+  command -v chromium >/dev/null && return 0
+  say "installing Chromium (Debian package) for the browser tests"
+  local sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo -n"
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends chromium >/dev/null \
+    || { $sudo apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends chromium >/dev/null; }
+}
+
 temporal_healthy() { # address
   "$TEMPORAL_BIN" operator cluster health --address "$1" >/dev/null 2>&1
 }

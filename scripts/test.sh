@@ -9,6 +9,7 @@ ensure_node_modules
 TEMPORAL_BIN="$(bash scripts/temporal-cli.sh)"
 ensure_postgres
 ensure_hledger
+ensure_chromium
 
 say "contract types (contracts/openapi.ts is generated from api/openapi.yaml)"
 generated="$(mktemp -d)/openapi.ts"

@@ -56,7 +56,7 @@ export function createInvitationActivities(deps: InvitationDeps): InvitationActi
         subject: 'You are invited to a workspace',
         text: [
           `You are invited to the workspace ${target.slug}. Accept within seven days:`,
-          `${url.origin}/accept?invitation=${token}`,
+          `${url.origin}/invitations/accept?invitation=${token}`,
           '',
           `Or send invitation=${token} to POST ${url.origin}/api/v1/auth/membership-invitations/accept with your password.`,
         ].join('\n'),

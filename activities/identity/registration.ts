@@ -66,7 +66,7 @@ export function createRegistrationActivities(deps: RegistrationDeps): Registrati
       subject: 'Your registration link',
       text: [
         'Use this link within 30 minutes to create your workspace:',
-        `${deps.publicUrl}/register?token=${token}`,
+        `${deps.publicUrl}/register?${new URLSearchParams({ token, email: input.email })}`,
         '',
         'If you did not ask for it, ignore this message.',
       ].join('\n'),

@@ -6,7 +6,7 @@ import { publicOperation, type HandlersOf } from '../http/operation-handler';
 import type { ApiMetrics } from '../http/metrics';
 import { AppError } from '../../core/problems';
 
-export type ServiceOperation = 'getHealth' | 'getReadiness' | 'getOpenApiDocument' | 'getMetrics';
+export type ServiceOperation = 'getHealth' | 'getReadiness' | 'getApiIndex' | 'getOpenApiDocument' | 'getMetrics';
 
 /** The process itself: liveness, readiness of its dependencies, and the document it serves. */
 export function serviceHandlers(deps: { db: Sequelize; temporal: Client; doc: OpenApiDocument; metrics: ApiMetrics }): HandlersOf<ServiceOperation> {
@@ -29,6 +29,10 @@ export function serviceHandlers(deps: { db: Sequelize; temporal: Client; doc: Op
         : { status: 503, body: { status: 'NOT_READY', checks: { postgres, temporal } } };
     }),
 
+    getApiIndex: publicOperation(() => {
+      const info = deps.doc.info as { title: string; version: string };
+      return { status: 200, body: { name: info.title, version: info.version, documentation: '/docs', openapi: '/api/v1/openapi.json' } };
+    }),
     getOpenApiDocument: publicOperation(() => ({ status: 200, body: deps.doc as never })),
 
     /** For the operators' Prometheus, on the central host: a workspace's or the callback host never shows it. */

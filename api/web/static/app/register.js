@@ -1,0 +1,54 @@
+// /register?token=…&email=… on the central host: the link of the registration mail.
+import { call, describe } from './api.js';
+import { busy, clearAlert, fieldsOf, showAlert } from './dom.js';
+
+const params = new URLSearchParams(location.search);
+const token = params.get('token');
+const form = document.getElementById('register');
+form.elements.email.value = params.get('email') ?? '';
+// The proof stays in memory only: out of the address bar and the history.
+history.replaceState(null, '', '/register');
+
+function workspaceUrl(slug) {
+  return document.querySelector('meta[name="workspace-origin"]').content.replace('{slug}', slug);
+}
+
+function showLink(sectionId, linkId, url) {
+  form.hidden = true;
+  const link = document.getElementById(linkId);
+  link.href = url;
+  link.textContent = url;
+  document.getElementById(sectionId).hidden = false;
+}
+
+if (!token || !/^[A-Za-z0-9_-]{43}$/.test(token)) {
+  form.hidden = true;
+  showAlert('This page needs the link from your registration mail. Request a new one if it has expired.');
+}
+
+form.addEventListener('submit', (event) => {
+  event.preventDefault();
+  clearAlert();
+  const f = fieldsOf(form);
+  if (f.password !== f.confirmPassword) return showAlert('The two passwords differ.');
+  if ([...f.password].length < 15) return showAlert('The password needs at least 15 characters.');
+  if (Boolean(f.companyName) !== Boolean(f.taxId)) return showAlert('A company needs both a name and a 9-digit tax id, or neither.');
+  const body = { token, email: f.email, password: f.password, confirmPassword: f.confirmPassword };
+  if (f.companyName) body.company = { name: f.companyName, taxId: f.taxId };
+  void busy(form, async () => {
+    try {
+      const res = await call('POST', '/api/v1/auth/register', { body });
+      if (res.status === 202) {
+        form.hidden = true;
+        document.getElementById('second-factor').hidden = false;
+        return;
+      }
+      const me = await call('GET', '/api/v1/me', { token: res.data.accessToken });
+      // The session just issued is not needed here: the workspace host is where one logs in.
+      await call('POST', '/api/v1/auth/logout', { token: res.data.accessToken, body: { refreshToken: res.data.refreshToken } }).catch(() => undefined);
+      showLink('done', 'workspace-link', `${workspaceUrl(me.data.company.slug)}/login`);
+    } catch (err) {
+      showAlert(describe(err));
+    }
+  });
+});
