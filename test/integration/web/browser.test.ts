@@ -109,11 +109,7 @@ describe('web pages in a real browser', () => {
     await page.click('text=Chart of accounts');
     await page.fill('input[name=q]', '5110');
     await page.click('form[role=search] button');
-    await page.waitForSelector('td:text-is("5110")', { timeout: 5000 }).catch(async (err) => {
-      await shot(page, 'debug');
-      console.log(await page.textContent('#view'), problemsOf(page));
-      throw err;
-    });
+    await page.waitForSelector('td:text-is("5110")');
     await shot(page, '05-accounts');
 
     await page.click('text=Journal');
@@ -196,7 +192,7 @@ describe('web pages in a real browser', () => {
     await shot(page, '12-viewer-journal');
     // The users section is not offered to a VIEWER; opened anyway, the API's 403 is shown, not a blank page.
     expect(await page.locator('nav.tabs a[href="#users"]').count()).toBe(0);
-    await page.evaluate(() => (window.location.hash = '#users'));
+    await page.evaluate("location.hash = '#users'");
     await page.waitForSelector('#section-users .alert');
     expect(await page.textContent('#section-users .alert')).toMatch(/^You may not see this: \S/);
     await shot(page, '13-viewer-forbidden');
