@@ -1659,6 +1659,16 @@ export interface components {
             /** Format: date-time */
             expiresAt: string | null;
         };
+        RegistrationChallengeResponse: {
+            /** @enum {string} */
+            channel: "EMAIL" | "TOTP";
+            /** Format: uuid */
+            challengeId: string | null;
+            /** Format: date-time */
+            expiresAt: string | null;
+            /** @description Extension: the new workspace, whose host (`<slug>.<base domain>`) the login with the factor goes to */
+            workspaceSlug: string;
+        };
         RefreshRequest: {
             refreshToken: string;
         };
@@ -2608,7 +2618,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["EmailChallengeResponse"];
+                    "application/json": components["schemas"]["RegistrationChallengeResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -146,6 +146,13 @@ system.forceSearchAttributesCacheRefreshOnRead:
 system.enableActivityEagerExecution:
   - value: true
     constraints: {}
+# The forced refresh above reads search-attribute metadata from the store on every request that touches
+# search attributes; the frontend's default budget (2,000 store reads per second) then refuses requests
+# under load ("System Persistence Max QPS Reached"). 10,000 is what the Temporal CLI's dev server used when it
+# forced the same refresh.
+frontend.persistenceMaxQPS:
+  - value: 10000
+    constraints: {}
 YAML
   store() { # name database max_conns
     cat <<YAML

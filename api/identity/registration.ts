@@ -31,7 +31,7 @@ export interface RegistrationDeps {
   limits: RequestLimits;
 }
 
-export type RegisterOutcome = { status: 201; body: TokenPair } | { status: 202; body: EmailChallengeResponse };
+export type RegisterOutcome = { status: 201; body: TokenPair } | { status: 202; body: EmailChallengeResponse & { workspaceSlug: string } };
 
 export function normaliseEmail(email: string): string {
   return email.trim().toLowerCase();
@@ -110,7 +110,7 @@ export function createRegistration(deps: RegistrationDeps) {
     // The password alone never opens a session for an identity with a second factor: the workspace
     // exists now, and the login on its host asks for the factor.
     const challenge = identity ? await deps.factors.factorChallenge(identity, { tenantId: result.tenantId, purpose: 'LOGIN' }, ctx) : null;
-    if (challenge) return { status: 202, body: challenge };
+    if (challenge) return { status: 202, body: { ...challenge, workspaceSlug: result.slug } };
     const tokens = await withTenant(deps.db, result.tenantId, (tx) =>
       deps.sessions.open(tx, { tenantId: result.tenantId, membershipId: result.membershipId, identityId: result.identityId }, ctx),
     );

@@ -230,7 +230,7 @@ describe('register: POST /api/v1/auth/register (registrationWorkflow)', () => {
       const token = await requestProof(stack, first.email);
       const body = { token, email: first.email, password: first.password, confirmPassword: first.password };
       const res = await api(stack).post('/api/v1/auth/register').send(body).expect(202);
-      expect(res.body).toEqual({ channel: 'TOTP', challengeId: null, expiresAt: null });
+      expect(res.body).toEqual({ channel: 'TOTP', challengeId: null, expiresAt: null, workspaceSlug: expect.stringMatching(/^[a-z0-9-]+$/) });
       expect(res.body.accessToken).toBeUndefined();
       const memberships = await stack.admin.query<{ slug: string }>(
         `SELECT t.slug FROM memberships m JOIN users u ON u.tenant_id = m.tenant_id AND u.id = m.user_id JOIN tenants t ON t.id = m.tenant_id
@@ -238,6 +238,7 @@ describe('register: POST /api/v1/auth/register (registrationWorkflow)', () => {
         { replacements: { id: first.me.globalUserId, first: first.me.tenantId }, type: QueryTypes.SELECT },
       );
       expect(memberships).toHaveLength(1);
+      expect(res.body.workspaceSlug).toBe(memberships[0]!.slug);
       await api(stack).post('/api/v1/auth/register').send(body).expect(400);
       const host = `${memberships[0]!.slug}.${stack.config.baseDomain}`;
       const session = await api(stack).post('/api/v1/auth/login').set('Host', host).send({ email: first.email, password: first.password, totpCode: totpCode(secret, 1) }).expect(200);
@@ -250,13 +251,14 @@ describe('register: POST /api/v1/auth/register (registrationWorkflow)', () => {
       const token = await requestProof(stack, first.email);
       const before = await mailCount(stack, first.email);
       const res = await api(stack).post('/api/v1/auth/register').send({ token, email: first.email, password: first.password, confirmPassword: first.password }).expect(202);
-      expect(res.body).toEqual({ channel: 'EMAIL', challengeId: expect.any(String), expiresAt: expect.any(String) });
+      expect(res.body).toEqual({ channel: 'EMAIL', challengeId: expect.any(String), expiresAt: expect.any(String), workspaceSlug: expect.stringMatching(/^[a-z0-9-]+$/) });
       const code = await nextCode(stack, first.email, before);
       const [created] = await stack.admin.query<{ slug: string }>(
         `SELECT t.slug FROM memberships m JOIN users u ON u.tenant_id = m.tenant_id AND u.id = m.user_id JOIN tenants t ON t.id = m.tenant_id
           WHERE u.identity_id = :id AND t.id <> :first`,
         { replacements: { id: first.me.globalUserId, first: first.me.tenantId }, type: QueryTypes.SELECT },
       );
+      expect(res.body.workspaceSlug).toBe(created!.slug);
       await api(stack)
         .post('/api/v1/auth/login')
         .set('Host', `${created!.slug}.${stack.config.baseDomain}`)

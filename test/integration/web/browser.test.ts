@@ -90,6 +90,32 @@ describe('web pages in a real browser', () => {
     expect(problemsOf(page)).toEqual([]);
   });
 
+  test('registration by a person with email codes on: the page hands the mailed challenge to the new workspace\'s login', async () => {
+    const existing = await registerWorkspace(stack);
+    await enableEmailFactor(stack, existing);
+    const before = await mailCount(stack, existing.email);
+    await api(stack).post('/api/v1/auth/magic-link/request').send({ email: existing.email }).expect(202);
+    const link = /(http:\/\/\S+\/register\?\S+)/.exec((await waitForMail(stack, existing.email, before + 1))[0]!.text)![1]!;
+    const page = await newPage();
+    await page.goto(link);
+    await page.fill('input[name=password]', existing.password);
+    await page.fill('input[name=confirmPassword]', existing.password);
+    await page.click('button[type=submit]');
+    await page.waitForSelector('#second-factor:not([hidden])');
+    await shot(page, '14-register-second-factor');
+    await page.click('#factor-link');
+    await page.waitForSelector('form#factor input[name=password]');
+    expect(new URL(page.url()).hash).toBe(''); // the hand-off left the address bar
+    const mail = await waitForMail(stack, existing.email, before + 2);
+    await page.fill('input[name=password]', existing.password);
+    await page.fill('input[name=code]', codeFrom(mail[0]!));
+    await page.click('form#factor button[type=submit]');
+    await page.waitForSelector('#roles');
+    expect(await page.textContent('#roles')).toBe('ADMIN');
+    expect(new URL(page.url()).hostname).not.toBe(`${existing.me.company.slug}.localhost`);
+    expect(problemsOf(page)).toEqual([]);
+  });
+
   test('log in with a password, post a balanced entry, see it in the trial balance, close the period to COMPLETED', async () => {
     const user = await registerWorkspace(stack);
     const page = await newPage();

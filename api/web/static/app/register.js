@@ -13,11 +13,11 @@ function workspaceUrl(slug) {
   return document.querySelector('meta[name="workspace-origin"]').content.replace('{slug}', slug);
 }
 
-function showLink(sectionId, linkId, url) {
+function showLink(sectionId, linkId, url, text = url) {
   form.hidden = true;
   const link = document.getElementById(linkId);
   link.href = url;
-  link.textContent = url;
+  link.textContent = text;
   document.getElementById(sectionId).hidden = false;
 }
 
@@ -39,9 +39,11 @@ form.addEventListener('submit', (event) => {
     try {
       const res = await call('POST', '/api/v1/auth/register', { body });
       if (res.status === 202) {
-        form.hidden = true;
-        document.getElementById('second-factor').hidden = false;
-        return;
+        // The login with the factor happens on the new workspace's host; the fragment (never sent to a
+        // server) carries the email and the challenge already mailed, so no second code is sent.
+        const { channel, challengeId, expiresAt, workspaceSlug } = res.data;
+        const next = new URLSearchParams({ email: f.email, channel, ...(challengeId ? { challengeId, expiresAt } : {}) });
+        return showLink('second-factor', 'factor-link', `${workspaceUrl(workspaceSlug)}/login#${next}`, 'log in to the new workspace');
       }
       const me = await call('GET', '/api/v1/me', { token: res.data.accessToken });
       // The session just issued is not needed here: the workspace host is where one logs in.

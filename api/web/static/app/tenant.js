@@ -91,6 +91,13 @@ function render() {
 // ---- login and the second factor -------------------------------------------------------------------------
 
 function loginView(prefill = {}) {
+  // From the registration page: the email and the challenge already mailed travel in the fragment.
+  const handoff = new URLSearchParams(location.hash.slice(1));
+  if (handoff.get('email') && ['EMAIL', 'TOTP'].includes(handoff.get('channel'))) {
+    history.replaceState(null, '', '/login');
+    const challenge = { channel: handoff.get('channel'), challengeId: handoff.get('challengeId'), expiresAt: handoff.get('expiresAt') };
+    return factorView({ email: handoff.get('email'), password: null }, challenge);
+  }
   const form = h(
     'form',
     { id: 'login', novalidate: true },
@@ -118,8 +125,12 @@ async function login(credentials) {
   }
 }
 
+/** The factor step; with `credentials.password` null (a hand-off from registration) it asks for the password too. */
 function factorView(credentials, challenge) {
   const email = challenge.channel === 'EMAIL';
+  const password = credentials.password === null
+    ? h('label', {}, 'Password ', h('input', { name: 'password', type: 'password', autocomplete: 'current-password', required: true, maxlength: 72 }))
+    : null;
   let recovery = false;
   const input = h('input', { name: 'code', inputmode: 'numeric', autocomplete: 'one-time-code', required: true, maxlength: email ? 8 : 6 });
   const label = h('label', {}, email ? 'Code from the email ' : 'Authenticator code ', input);
@@ -135,6 +146,7 @@ function factorView(credentials, challenge) {
     'form',
     { id: 'factor', novalidate: true },
     h('p', {}, email ? `We mailed an 8-digit code to ${credentials.email}. It is valid until ${new Date(challenge.expiresAt).toLocaleTimeString()}.` : 'Enter the 6-digit code of your authenticator app.'),
+    password,
     label,
     email ? null : toggle,
     h('button', { type: 'submit' }, 'Continue'),
@@ -144,10 +156,11 @@ function factorView(credentials, challenge) {
     clearAlert();
     const code = input.value.trim();
     const factor = email ? { challengeId: challenge.challengeId, code } : recovery ? { recoveryCode: code } : { totpCode: code };
-    void busy(form, () => login({ ...credentials, ...factor }));
+    const typed = password ? { password: form.elements.password.value } : {};
+    void busy(form, () => login({ ...credentials, ...typed, ...factor }));
   });
   view.replaceChildren(h('section', { class: 'narrow' }, h('h1', {}, 'Second factor'), form));
-  input.focus();
+  (password ? form.elements.password : input).focus();
 }
 
 // ---- invitation acceptance -------------------------------------------------------------------------------
