@@ -5,6 +5,7 @@ import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { QueryTypes } from 'sequelize';
 import { startTestStack, type TestStack } from '../../helpers/stack';
 import { PASSWORD, api, bearer, readMail, registerWorkspace, uniqueEmail, waitForMail, type Registered } from '../../helpers/clients';
 import { codeFrom, enableEmailFactor, enableTotp, mailCount, totpCode } from '../../helpers/second-factors';
@@ -166,6 +167,41 @@ describe('web pages in a real browser', () => {
     await page.click('form#close-period button');
     await page.waitForSelector('td.status.COMPLETED', { timeout: 30_000 });
     await shot(page, '08-period-closes');
+
+    // Reversal of the entry, after the close: dated in the open period.
+    await page.click('text=Journal');
+    await page.click('button:text-is("Open")');
+    await page.waitForSelector('form#reverse');
+    await page.fill('form#reverse input[name=entryDate]', '2025-02-03');
+    await page.fill('form#reverse input[name=reason]', 'Entered twice');
+    await page.click('form#reverse button[type=submit]');
+    await page.waitForSelector('#alert.info');
+    expect(await page.textContent('#alert')).toContain('Reversed by entry 2');
+    await shot(page, '15-reversed-entry');
+
+    // Users and an emailed invitation (ADMIN).
+    await page.click('text=Users and invitations');
+    await page.waitForSelector(`td:text-is("${user.email}")`);
+    const invited = uniqueEmail('invited');
+    await page.fill('form#invite input[name=email]', invited);
+    await page.selectOption('form#invite select[name=role]', 'ACCOUNTANT');
+    await page.click('form#invite button[type=submit]');
+    await page.waitForSelector('#alert.info');
+    expect(await page.textContent('#alert')).toContain(`Invitation mailed to ${invited}`);
+    expect((await waitForMail(stack, invited))[0]!.text).toContain(workspaceUrl(user.me.company.slug, '/invitations/accept?invitation='));
+    await shot(page, '16-users');
+
+    // Logging out ends the session on the server too, not only in the page.
+    const revoked = async () =>
+      (await stack.admin.query<{ n: number }>('SELECT count(*)::int AS n FROM sessions WHERE tenant_id = :t AND revoked_at IS NOT NULL', {
+        replacements: { t: user.me.tenantId },
+        type: QueryTypes.SELECT,
+      }))[0]!.n;
+    expect(await revoked()).toBe(0);
+    await page.click('#logout');
+    await page.waitForSelector('form#login');
+    expect(await page.textContent('#alert')).toContain('You have logged out');
+    expect(await revoked()).toBe(1);
     expect(problemsOf(page)).toEqual([]);
   });
 
