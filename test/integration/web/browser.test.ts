@@ -82,6 +82,7 @@ describe('web pages in a real browser', () => {
     await page.fill('input[name=taxId]', '123456789');
     await page.click('button[type=submit]');
     await page.waitForSelector('#done:not([hidden])');
+    expect(await page.isVisible('form#register')).toBe(false);
     const href = await page.getAttribute('#workspace-link', 'href');
     expect(href).toMatch(new RegExp(`^http://[a-z0-9-]+\\.localhost:${port}/login$`));
     await shot(page, '02-registered');
@@ -103,6 +104,7 @@ describe('web pages in a real browser', () => {
     await page.fill('input[name=confirmPassword]', existing.password);
     await page.click('button[type=submit]');
     await page.waitForSelector('#second-factor:not([hidden])');
+    expect(await page.isVisible('form#register')).toBe(false);
     await shot(page, '14-register-second-factor');
     await page.click('#factor-link');
     await page.waitForSelector('form#factor input[name=password]');
