@@ -46,10 +46,6 @@ const COMPANY_CHART = `
 const SUBACCOUNT_COUNT = `(SELECT count(*) FROM company_subaccounts s
    WHERE s.tenant_id = :tenantId AND s.legal_entity_id = :legalEntityId AND s.parent_code = chart.code)`;
 
-// strpos, not LIKE: the search text is literal, so %, _ and \\ match themselves.
-const FILTER = `WHERE (:q = '' OR strpos(chart.code, :q) > 0 OR strpos(lower(chart.name), lower(:q)) > 0)
-                  AND (CAST(:type AS text) IS NULL OR chart.type = :type)`;
-
 function toRow(r: RawAccount): CompanyAccountRow {
   return {
     code: r.code,
@@ -65,9 +61,9 @@ function toRow(r: RawAccount): CompanyAccountRow {
 type ChartQuery = { q: string; type: AccountType | null; limit: number; offset: number };
 
 /**
- * One page of the company's chart with the count of all matches, in one statement. The page query lives in
- * the function app_company_chart_page (the same chart, filter and order as COMPANY_CHART and FILTER here)
- * so that PostgreSQL keeps its plan instead of planning it on every request.
+ * One page of the company's chart with the count of all matches, in one statement. The search and the page
+ * live in the function app_company_chart_page (the chart of COMPANY_CHART, searched literally by code or
+ * name, ordered by code) so that PostgreSQL keeps its plan instead of planning it on every request.
  */
 export function companyChartPageStatement(scope: CompanyScope, query: ChartQuery): Statement {
   return {
@@ -85,9 +81,11 @@ export async function companyChartPageOf(
   return { rows: raw.map(toRow), total: raw[0] ? Number(raw[0].total) : await countAll() };
 }
 
+/** The count of all matches, for a page past the end (which carries no row to read the total from). */
 export async function countCompanyChart(tx: Db, scope: CompanyScope, query: ChartQuery): Promise<number> {
-  const [count] = await selectRows<{ total: string }>(tx, `${COMPANY_CHART} SELECT count(*) AS total FROM chart ${FILTER}`, { ...scope, ...query });
-  return Number(count!.total);
+  const firstRow = companyChartPageStatement(scope, { ...query, limit: 1, offset: 0 });
+  const [first] = await selectRows<{ total: string }>(tx, firstRow.sql, firstRow.replacements);
+  return first ? Number(first.total) : 0;
 }
 
 export async function findCompanyAccount(tx: Db, scope: CompanyScope, code: string): Promise<CompanyAccountRow | null> {

@@ -52,6 +52,18 @@ describe('the global chart (NAS 21)', () => {
 });
 
 describe('GET /accounting-settings/{legalEntityId}/accounts (listCompanyAccounts)', () => {
+  test('a page past the end is empty and still counts every match, with and without a search', async () => {
+    const who = await registerWorkspace(stack);
+    const all = await api(stack).get(`${accountsOf(who)}?page=50&size=100`).set(...bearer(who.accessToken)).expect(200);
+    expect(all.body).toMatchObject({ items: [], page: 50, totalElements: NAS21_CHART_OF_ACCOUNTS.length });
+    const cash = NAS21_CHART_OF_ACCOUNTS.filter((a) => a.code.includes('51') || a.name.toLowerCase().includes('51')).length;
+    expect(cash).toBeGreaterThan(0);
+    const searched = await api(stack).get(`${accountsOf(who)}?page=50&size=10&q=51`).set(...bearer(who.accessToken)).expect(200);
+    expect(searched.body).toMatchObject({ items: [], totalElements: cash });
+    const none = await api(stack).get(`${accountsOf(who)}?page=1&q=no-such-account`).set(...bearer(who.accessToken)).expect(200);
+    expect(none.body).toMatchObject({ items: [], totalElements: 0 });
+  });
+
   test('"global accounts with company overrides plus custom accounts", ordered by code, in a page envelope', async () => {
     const who = await registerWorkspace(stack);
     await api(stack).post(accountsOf(who)).set(...bearer(who.accessToken)).send({ code: '0115', name: 'Orchard roads', type: 'ASSET', enabled: true }).expect(201);

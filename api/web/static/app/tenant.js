@@ -8,6 +8,7 @@ const view = document.getElementById('view');
 let session = null; // { accessToken, refreshToken, me, permissions }
 let refreshing = null;
 let poller = null;
+let invitationToken = null; // read from the invitation link, then kept only here
 
 // ---- session ---------------------------------------------------------------------------------------------
 
@@ -90,7 +91,7 @@ function render() {
 
 // ---- login and the second factor -------------------------------------------------------------------------
 
-function loginView(prefill = {}) {
+function loginView() {
   // From the registration page: the email and the challenge already mailed travel in the fragment.
   const handoff = new URLSearchParams(location.hash.slice(1));
   if (handoff.get('email') && ['EMAIL', 'TOTP'].includes(handoff.get('channel'))) {
@@ -101,7 +102,7 @@ function loginView(prefill = {}) {
   const form = h(
     'form',
     { id: 'login', novalidate: true },
-    h('label', {}, 'Email ', h('input', { name: 'email', type: 'email', autocomplete: 'username', required: true, maxlength: 320, value: prefill.email ?? '' })),
+    h('label', {}, 'Email ', h('input', { name: 'email', type: 'email', autocomplete: 'username', required: true, maxlength: 320 })),
     h('label', {}, 'Password ', h('input', { name: 'password', type: 'password', autocomplete: 'current-password', required: true, maxlength: 72 })),
     h('button', { type: 'submit' }, 'Log in'),
   );
@@ -166,14 +167,13 @@ function factorView(credentials, challenge) {
 // ---- invitation acceptance -------------------------------------------------------------------------------
 
 function acceptView() {
-  const token = new URLSearchParams(location.search).get('invitation');
+  invitationToken = new URLSearchParams(location.search).get('invitation') ?? invitationToken;
   // The token stays in memory only: out of the address bar and the history.
   history.replaceState(null, '', '/invitations/accept');
-  if (!token && !acceptView.token) {
+  if (!invitationToken) {
     view.replaceChildren(h('section', { class: 'narrow' }, h('h1', {}, 'Join the workspace')));
     return showAlert('This page needs the link from your invitation mail.');
   }
-  acceptView.token = token ?? acceptView.token;
   const form = h(
     'form',
     { id: 'accept', novalidate: true },
@@ -188,8 +188,8 @@ function acceptView() {
     const { email, password } = fieldsOf(form);
     void busy(form, async () => {
       try {
-        const res = await call('POST', '/api/v1/auth/membership-invitations/accept', { body: { token: acceptView.token, password } });
-        acceptView.token = null;
+        const res = await call('POST', '/api/v1/auth/membership-invitations/accept', { body: { token: invitationToken, password } });
+        invitationToken = null;
         if (res.status === 202) return factorView({ email, password }, res.data);
         await startSession(res.data);
       } catch (err) {
