@@ -14,6 +14,14 @@ export function codeFrom(mail: DevMail): string {
   return codes[0]!;
 }
 
+/**
+ * A second-factor code mail, told by its sentence. The link mails carry the recipient's address (whose
+ * generated local part can be eight digits), so an eight-digit number alone does not make a code mail.
+ */
+export function isCodeMail(mail: DevMail): boolean {
+  return /^Your verification code is [0-9]{8}\./.test(mail.text);
+}
+
 /** Waits for the next mail to the address after `before` mails, and returns its code. */
 export async function nextCode(stack: TestStack, email: string, before: number): Promise<string> {
   const mail = await waitForMail(stack, email, before + 1);
