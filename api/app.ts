@@ -10,7 +10,7 @@ import { createHashGate, type HashGate } from '../core/hash-gate';
 import { createAccessTokenIssuer, type AccessTokenIssuer } from '../core/access-tokens';
 import { createFactorSecrets } from '../core/factor-secrets';
 import { createOperationIndex, loadOpenApiDocument, type OpenApiDocument, type OperationIndex } from '../contracts/operations';
-import { createRequestLimits } from './http/request-limits';
+import { createCredentialGuard, createRequestLimits } from './http/request-limits';
 import { createWorkflowClient } from './workflow-client';
 import { requestContext } from './middleware/request-context';
 import { authenticate } from './middleware/authenticate';
@@ -24,6 +24,7 @@ import { organisationHandlers } from './organisation/handlers';
 import { createInvitations } from './organisation/invitations';
 import { createSessionService } from './identity/sessions';
 import { createRegistration } from './identity/registration';
+import { createPasswordReset } from './identity/password-reset';
 import { createLogin } from './identity/login';
 import { createMe } from './identity/me';
 import { createSecondFactorService } from './identity/second-factors';
@@ -59,6 +60,8 @@ export interface AppDeps {
   taskQueue?: string;
   /** DNS look-ups of email domains; built from config when not given. */
   mailDomains?: MailDomains;
+  /** The app's Prometheus metrics, served by the metrics listener (api/server.ts); built when not given. */
+  metrics?: ApiMetrics;
 }
 
 /** Every operation's handler, by operation id, built from the app's dependencies. */
@@ -81,9 +84,10 @@ function createHandlers(
   const factorSecrets = createFactorSecrets(config.secondFactors.secretKeys);
   const sessions = createSessionService({ db, tokens, sessions: config.sessions });
   const limits = createRequestLimits(db, config.requestLimits, (action) => metrics.countRateLimitRejection(action));
+  const guard = createCredentialGuard(db, config.credentialFailures, () => metrics.countRateLimitRejection('credentials'));
   const factors = createSecondFactorService({ db, hasher, factorSecrets, workflows, settings: config.secondFactors, limits });
   return {
-    ...serviceHandlers({ db, temporal: deps.temporal, doc, metrics }),
+    ...serviceHandlers({ db, temporal: deps.temporal, doc }),
     ...mailHandlers({
       db,
       mailer: deps.mailer,
@@ -93,8 +97,9 @@ function createHandlers(
       mailDomains: deps.mailDomains ?? createMailDomains({ servers: config.mail.dnsServers, timeoutMs: config.mail.dnsTimeoutMs }),
     }),
     ...identityHandlers({
-      registration: createRegistration({ db, workflows, hasher, sessions, factors, limits }),
-      login: createLogin({ db, hasher, sessions, factors, limits, baseDomain: config.baseDomain }),
+      registration: createRegistration({ db, workflows, hasher, sessions, factors, limits, guard }),
+      passwordReset: createPasswordReset({ db, workflows, hasher, factors, limits, guard }),
+      login: createLogin({ db, hasher, sessions, factors, limits, guard, baseDomain: config.baseDomain }),
       sessions,
       me: createMe({ db }),
       security: createSecurity({ db, hasher, factors, factorSecrets, settings: config.secondFactors, emailDeliveryAvailable: Boolean(deps.mailer) }),
@@ -106,7 +111,7 @@ function createHandlers(
       db,
       doc,
       index,
-      invitations: createInvitations({ db, workflows, hasher, sessions, factors, limits }),
+      invitations: createInvitations({ db, workflows, hasher, sessions, factors, limits, guard }),
     }),
     ...notificationHandlers({
       db,
@@ -125,7 +130,7 @@ function createHandlers(
 }
 
 /**
- * Builds the Express app: context → body parser → one route per operation of the document (authentication
+ * Builds the Express app: context → one route per operation of the document (authentication → body parser
  * → OpenAPI validation → the handler of its operation id) → problems.
  */
 export function createApp(deps: AppDeps): Express {
@@ -133,8 +138,8 @@ export function createApp(deps: AppDeps): Express {
   const doc = deps.doc ?? loadOpenApiDocument();
   const tokens = deps.tokens ?? createAccessTokenIssuer(config.jwt);
   const index = createOperationIndex(doc);
-  const metrics = createApiMetrics(db);
-  const hashGate = deps.hashGate ?? createHashGate({ concurrency: config.passwords.hashConcurrency, maxWaitMs: config.passwords.hashMaxWaitMs });
+  const metrics = deps.metrics ?? createApiMetrics(db);
+  const hashGate = deps.hashGate ?? createHashGate({ concurrency: config.passwords.hashConcurrency, maxWaitMs: config.passwords.hashMaxWaitMs, perClient: config.passwords.hashPerClient });
   metrics.watchHashGate(hashGate);
   const hasher = deps.hasher ?? createPasswordHasher(config.passwords.scryptLogN, hashGate);
 
@@ -145,9 +150,11 @@ export function createApp(deps: AppDeps): Express {
   app.set('case sensitive routing', true);
   app.set('strict routing', true);
   app.use(requestContext(deps.logger, config.baseDomain, metrics));
+  // Bodies are parsed inside each operation's route, after authentication (see mountOperations).
+  const jsonTypes = ['application/json', 'application/*+json'];
+  const clientBody = express.json({ limit: '256kb', type: jsonTypes, verify: keepRawBody });
   // The provider's event batches (up to 1,000 events) are larger than any request of a client.
-  app.use(index.pathOf('receiveEmailEvents', {}), express.json({ limit: '1mb', type: ['application/json'], verify: keepRawBody }));
-  app.use(express.json({ limit: '256kb', type: ['application/json', 'application/*+json'], verify: keepRawBody }));
+  const callbackBody = express.json({ limit: '1mb', type: jsonTypes, verify: keepRawBody });
   app.use(docsRoutes(index.pathOf('getOpenApiDocument', {})));
   app.use(webRoutes({ publicUrl: config.publicUrl, baseDomain: config.baseDomain }));
   app.use(
@@ -156,6 +163,7 @@ export function createApp(deps: AppDeps): Express {
       handlers: createHandlers(deps, doc, index, hasher, tokens, metrics),
       authenticate: authenticate({ db, tokens }),
       authenticateCallback: callbackGuard(config.mail.callbackToken),
+      parseBody: (op) => (op.requiresCallbackToken ? callbackBody : clientBody),
       validator: OpenApiValidator.middleware({
         apiSpec: structuredClone(doc) as never,
         validateRequests: { allowUnknownQueryParameters: false },

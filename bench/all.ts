@@ -11,7 +11,8 @@
 // Start the service with the request-rate limits raised (they would stop the load):
 //   RATE_LIMIT_MAGIC_LINK_PER_IP=1000000/3600 RATE_LIMIT_REGISTER_PER_IP=1000000/600 \
 //   RATE_LIMIT_LOGIN_PER_IP=1000000/300 RATE_LIMIT_EMAIL_CHALLENGE_PER_IP=1000000/600 npm start
-//   npm run bench      (BENCH_SECONDS=8, BENCH_CONCURRENCY=32, BENCH_STEPS=10, BENCH_WORKFLOWS=200)
+//   npm run bench      (BENCH_SECONDS=8, BENCH_CONCURRENCY=32, BENCH_STEPS=10, BENCH_WORKFLOWS=200;
+//                       the event-loop lag is read from BENCH_METRICS_URL, default the API's METRICS_PORT)
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -32,6 +33,8 @@ import { signedMs, stepComparison } from './workflows';
 const STEPS = Number(process.env.BENCH_STEPS ?? 10);
 const WORKFLOWS = Number(process.env.BENCH_WORKFLOWS ?? 200);
 const config = loadConfig({ ...process.env, NODE_ENV: process.env.NODE_ENV ?? 'development' });
+/** The API's metrics listener (its own port, METRICS_PORT), not the API's port. */
+const METRICS_URL = process.env.BENCH_METRICS_URL ?? `http://127.0.0.1:${config.metricsPort}/metrics`;
 
 const pct = (part: number, whole: number) => `${Math.round((100 * part) / whole)}%`;
 const auth = (token: string) => ({ authorization: `Bearer ${token}` });
@@ -56,7 +59,7 @@ function wrkRow(r: WrkResult): string {
 /** Prometheus' event-loop p99 since the previous scrape (prom-client resets the histogram on each). */
 async function eventLoopP99Ms(): Promise<number> {
   // A kept-alive socket the server closed while idle fails before the request is sent: send it once more.
-  const get = () => fetch(`${BASE}/metrics`);
+  const get = () => fetch(METRICS_URL);
   const text = await (await get().catch(get)).text();
   const p99 = Number(/^nodejs_eventloop_lag_p99_seconds (\S+)$/m.exec(text)?.[1]);
   // The monitor samples every 10 ms and reports whole intervals: the lag is what exceeds the interval.

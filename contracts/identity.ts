@@ -38,15 +38,31 @@ export interface RegistrationActivities {
   completeRegistration(input: RegistrationInput): Promise<RegistrationResult>;
 }
 
+// ── password reset proof: mails a one-time reset link to an identity's address ─────────────────────────
+export const PASSWORD_RESET_PROOF_WORKFLOW = 'passwordResetProofWorkflow';
+
+export interface PasswordResetProofInput {
+  proofId: string;
+  email: string;
+  correlationId: string;
+}
+export type PasswordResetProofResult = { mailed: boolean };
+export type PasswordResetProofWorkflow = (input: PasswordResetProofInput) => Promise<PasswordResetProofResult>;
+
+export interface PasswordResetActivities {
+  issuePasswordResetProof(input: PasswordResetProofInput): Promise<PasswordResetProofResult>;
+}
+
 // ── email challenge: one emailed second-factor code ───────────────────────────────────────────────
 export const EMAIL_CHALLENGE_WORKFLOW = 'emailChallengeWorkflow';
 
-export type EmailChallengePurpose = 'LOGIN' | 'STEP_UP' | 'ENABLE_EMAIL_FACTOR' | 'DISABLE_EMAIL_FACTOR';
+export type EmailChallengePurpose = 'LOGIN' | 'STEP_UP' | 'ENABLE_EMAIL_FACTOR' | 'DISABLE_EMAIL_FACTOR' | 'PASSWORD_RESET';
 
 export interface EmailChallengeInput {
   challengeId: string;
   identityId: string;
-  tenantId: string;
+  /** The workspace the code is for; null for a password reset, which belongs to the identity alone. */
+  tenantId: string | null;
   purpose: EmailChallengePurpose;
   expiresAt: string;
   maxGuesses: number;
@@ -58,7 +74,7 @@ export type EmailChallengeWorkflow = (input: EmailChallengeInput) => Promise<Ema
 /** What a verifier sends: who asks, for what, and a keyed MAC of the typed code (never the code). */
 export interface VerifyCodeRequest {
   identityId: string;
-  tenantId: string;
+  tenantId: string | null;
   purpose: EmailChallengePurpose;
   codeMac: string;
 }

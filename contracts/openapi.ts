@@ -72,29 +72,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/metrics": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Prometheus metrics of this API process (central host only)
-         * @description The Prometheus text format: request durations by operation id and status, workflow start durations
-         *     by workflow type and outcome, rate-limit rejections, the database pool and the process (CPU, memory,
-         *     event-loop lag). Served on the central host only: a tenant or the callback host answers 404. Every
-         *     metric is described in `docs/operations.md`.
-         */
-        get: operations["getMetrics"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/dev/push": {
         parameters: {
             query?: never;
@@ -150,6 +127,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/auth/password-reset/request": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Email a one-time link to choose a new password
+         * @description Always answers 202 with the same body: the response reveals neither whether an account exists nor
+         *     whether mail was delivered. An address with an identity is mailed a link to `/reset-password` on the
+         *     central host, valid 30 minutes (`PASSWORD_RESET_TTL_SECONDS`); a newer link supersedes it. Limited
+         *     per client IP and per address from one client IP. Runs as the Temporal workflow
+         *     `password-reset-proof-<proofId>`; the link's token never enters workflow history.
+         */
+        post: operations["requestPasswordReset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/password-reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set a new password with the emailed link (and the second factor when one is on)
+         * @description Consumes the emailed link and sets `newPassword` (12..72 characters, at most 72 UTF-8 bytes, not a
+         *     common password), ends every session of the identity in every workspace and records
+         *     `auth.password.reset` in each of its workspaces, all in one commit: 204. With a second factor on,
+         *     the link alone is not enough: a request without a factor answers 202 with the factor's challenge
+         *     (TOTP: send `totpCode` or `recoveryCode`; EMAIL: a code is mailed, send `challengeId` and `code`),
+         *     and the repeated request carrying it resets. An unknown, expired, superseded or used link, or one
+         *     for another email, is 400 `password-reset-invalid`; a wrong factor is 401 `invalid-second-factor`.
+         *     Failed links count against the address's failures for that email, like wrong passwords at login.
+         */
+        post: operations["resetPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/email/validate": {
         parameters: {
             query?: never;
@@ -188,6 +216,8 @@ export interface paths {
          * Create an identity (or reuse one) and a new workspace, using the emailed proof
          * @description Consumes the proof for its email and creates, in one atomic step, the identity (unless it exists),
          *     a workspace with its company, the caller's ADMIN membership and the workspace's default roles.
+         *     `password` is 15..72 characters, at most 72 UTF-8 bytes, and not on the list of common passwords (400
+         *     `password-too-common`).
          *     For an existing identity `password` must be its current password; it is never replaced, and a
          *     wrong one uses up one of the identity's five attempts per five minutes (then 429). When that
          *     identity has a second factor, the workspace is still created but the answer is 202 with the login
@@ -346,7 +376,8 @@ export interface paths {
         /**
          * Change the password; every other session ends
          * @description Needs the current password (a wrong one answers 400 `current-password-incorrect` and counts against the
-         *     five-per-five-minutes attempt limit). The new password is 12..72 characters and at most 72 UTF-8 bytes.
+         *     five-per-five-minutes attempt limit). The new password is 12..72 characters, at most 72 UTF-8 bytes,
+         *     and not on the list of common passwords (400 `password-too-common`).
          *     Every other session of the identity, in every workspace, ends at once; the calling session stays.
          */
         put: operations["changePassword"];
@@ -372,7 +403,7 @@ export interface paths {
          *     SENDING, SENT (accepted by the provider), PROCESSED, DEFERRED (the receiving server asked to try
          *     later), DELIVERED, BOUNCED, DROPPED (the provider did not send it, e.g. the address is on its
          *     suppression list), SPAM_REPORTED or FAILED (the provider refused the request). `flow` is the flow
-         *     that sent it: REGISTRATION, INVITATION, EMAIL_CODE or NONE. `mailbox` is REACHABLE when the newest
+         *     that sent it: REGISTRATION, INVITATION, EMAIL_CODE, PASSWORD_RESET or NONE. `mailbox` is REACHABLE when the newest
          *     mail with a final outcome was delivered, UNREACHABLE when it bounced, was dropped or was reported as
          *     spam, and UNVERIFIED before any final outcome. `observedAt` is when the newest mail reached its
          *     state (the time of the answer when nothing was sent).
@@ -633,8 +664,8 @@ export interface paths {
          * Invite someone into the workspace with roles
          * @description `delivery=EMAIL` (default) mails a text containing `invitation=<token>` and answers `token: null`;
          *     `MANUAL` answers the raw token once, for the inviter to pass on. The token is valid seven days; a new
-         *     invitation to the same email supersedes the pending one. Nobody invites into a role they do not hold
-         *     (403 `role-not-held`). Audited.
+         *     invitation to the same email supersedes the pending one. Nobody invites into a role they do not hold,
+         *     nor supersedes a pending invitation into one (403 `role-not-held`). Audited.
          */
         post: operations["createInvitation"];
         delete?: never;
@@ -653,7 +684,11 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Revoke a pending invitation; its token stops working */
+        /**
+         * Revoke a pending invitation; its token stops working
+         * @description Nobody revokes an invitation into a role they do not hold (403 `role-not-held`; an ADMIN holds every
+         *     role). Audited.
+         */
         delete: operations["revokeInvitation"];
         options?: never;
         head?: never;
@@ -671,9 +706,13 @@ export interface paths {
         put?: never;
         /**
          * Accept an invitation on the inviting workspace's host
-         * @description For an email with no identity, `password` becomes the new identity's password (15..72 characters, the
-         *     registration rule). For an existing identity it must be the current password (a wrong one uses up
-         *     one of its five attempts per five minutes) and is never changed. Consuming the token, creating the
+         * @description For an existing identity `password` must be the current password and is never changed; a wrong one
+         *     is 401 `invalid-credentials` and counts against the caller's address for that email (like a wrong
+         *     password at login), never against the identity's second-factor attempts. An identity is created
+         *     only by the reader of the mailbox: with the token the invitation mail carried, `password` becomes
+         *     the new identity's password (15..72 characters and not a common password, the registration rule). A token answered to the
+         *     inviter (delivery MANUAL) creates no identity: for an address without one the answer is the same
+         *     401 a wrong password gets, and the address is mailed its own link to join. Consuming the token, creating the
          *     membership and its roles and the audit event commit atomically, as the Temporal workflow
          *     `invitation-<invitationId>`. With a second factor the membership is created and the answer is 202
          *     with the login challenge; the client finishes with `login` on the same host. Revoked, superseded,
@@ -721,8 +760,11 @@ export interface paths {
         get: operations["getUser"];
         /**
          * Change a member's display name, contact email, role or status
-         * @description `role` replaces the member's role set. Nobody assigns a role they do not hold themselves (403
-         *     `role-not-held`). The last ACTIVE ADMIN can be neither suspended nor demoted (409 `last-admin`).
+         * @description `role` replaces the member's role set. Nobody assigns a role they do not hold themselves, nor changes
+         *     anything (role, status, names, contact email) of a member holding such a role (403 `role-not-held`).
+         *     A role is held by its members, by an ADMIN (who holds every role), and, but for ADMIN, by anyone
+         *     whose roles have every permission it has in the workspace now. The last ACTIVE ADMIN can be neither
+         *     suspended nor demoted (409 `last-admin`).
          *     Suspending ends every session of the membership at once; reactivating does not revive them. A stale
          *     `lockVersion` answers 409 `stale-version`. Audited in the same commit.
          */
@@ -730,8 +772,9 @@ export interface paths {
         post?: never;
         /**
          * End a membership; its sessions end at once
-         * @description The membership ends (the person keeps their identity and other workspaces). The last ACTIVE ADMIN
-         *     cannot be removed (409 `last-admin`); a stale `lockVersion` answers 409 `stale-version`. Audited.
+         * @description The membership ends (the person keeps their identity and other workspaces). Nobody removes a member
+         *     holding a role they do not hold themselves (403 `role-not-held`; an ADMIN holds every role). The last
+         *     ACTIVE ADMIN cannot be removed (409 `last-admin`); a stale `lockVersion` answers 409 `stale-version`. Audited.
          */
         delete: operations["removeUser"];
         options?: never;
@@ -1093,7 +1136,10 @@ export interface paths {
          * Post a balanced journal entry
          * @description Two to 500 lines; each line has exactly one of debit and credit above zero; debits equal credits exactly
          *     (400 `entry-unbalanced`). Accounts and subaccounts must be the company's (400 `unknown-account`); disabled
-         *     ones may be posted to. Numbers are gapless per company. Dated at or before the last close, or a running
+         *     ones may be posted to. Lines go to detail accounts: a group account of the global chart with accounts
+         *     under it (5100 over 5110; every NAS 21 group) is a header, and a line on it is 400 `header-account`, one
+         *     error per line naming the account and its detail accounts. Company custom accounts and subaccounts never
+         *     make an account a header. Numbers are gapless per company. Dated at or before the last close, or a running
          *     close's date: 409 `period-closed`. Idempotent per `requestId`: the same body returns the same entry, another
          *     body with the same `requestId` answers 409 `request-id-reused`. The audit event commits with the entry.
          */
@@ -1142,7 +1188,8 @@ export interface paths {
          * Post the reversing (mirror) entry
          * @description Debits and credits swap; `reversalOf` and `reversedBy` link the two. An entry is reversed at most once
          *     (409 `entry-already-reversed`); a reversal is never reversed (409 `entry-not-reversible`). Dated on or
-         *     after the original and after the last close. Idempotent per `requestId`.
+         *     after the original and after the last close. Its lines obey the posting rules: a line on a header account
+         *     is 400 `header-account`. Idempotent per `requestId`.
          */
         post: operations["reverseJournalEntry"];
         delete?: never;
@@ -1395,7 +1442,7 @@ export interface components {
             /** @enum {string} */
             delivery: "NONE" | "SENDING" | "SENT" | "PROCESSED" | "DEFERRED" | "DELIVERED" | "BOUNCED" | "DROPPED" | "SPAM_REPORTED" | "FAILED";
             /** @enum {string} */
-            flow: "NONE" | "REGISTRATION" | "INVITATION" | "EMAIL_CODE";
+            flow: "NONE" | "REGISTRATION" | "INVITATION" | "EMAIL_CODE" | "PASSWORD_RESET";
             /** @enum {string} */
             mailbox: "REACHABLE" | "UNREACHABLE" | "UNVERIFIED";
             /** Format: date-time */
@@ -1548,7 +1595,7 @@ export interface components {
             instance?: string;
             /** @description Present on 500; quote it when asking for support */
             supportReference?: string;
-            /** @description Present on validation problems */
+            /** @description Present on validation, unknown-account and header-account problems; one item per offending field or line */
             errors?: {
                 path?: string;
                 message?: string;
@@ -1626,6 +1673,28 @@ export interface components {
             /** Format: password */
             confirmPassword: string;
             company?: components["schemas"]["Company"];
+        };
+        PasswordReset: {
+            /** @description The token of the emailed reset link */
+            token: string;
+            /** Format: email */
+            email: string;
+            /**
+             * Format: password
+             * @description 12 Unicode characters at least, 72 UTF-8 bytes at most
+             */
+            newPassword: string;
+            /** Format: password */
+            confirmPassword: string;
+            /**
+             * Format: uuid
+             * @description Email factor only
+             */
+            challengeId?: string;
+            /** @description Email factor only */
+            code?: string;
+            totpCode?: string;
+            recoveryCode?: string;
         };
         LoginRequest: {
             /** Format: email */
@@ -2263,6 +2332,20 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /**
+         * @description Invalid body or parameter (`validation`, e.g. a password's length in characters or UTF-8 bytes, or a
+         *     confirmation that differs), a problem the operation names, or `password-too-common`: the new password
+         *     is, ignoring letter case or read backwards, on the list of common and breached passwords; `errors`
+         *     names the field. Nothing changed.
+         */
+        NewPasswordRejected: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description Bearer token absent or invalid (empty body) */
         Unauthorized: {
             headers: {
@@ -2460,28 +2543,6 @@ export interface operations {
             };
         };
     };
-    getMetrics: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The metrics */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/plain": string;
-                };
-            };
-            404: components["responses"]["NotFound"];
-            500: components["responses"]["ServerError"];
-        };
-    };
     listDevelopmentPush: {
         parameters: {
             query: {
@@ -2561,6 +2622,72 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    requestPasswordReset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EmailRequest"];
+            };
+        };
+        responses: {
+            /** @description Accepted without delivery guarantee */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistrationReceipt"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    resetPassword: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasswordReset"];
+            };
+        };
+        responses: {
+            /** @description Second factor needed; nothing changed yet */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmailChallengeResponse"];
+                };
+            };
+            /** @description Password set; every session of the identity ended */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["NewPasswordRejected"];
+            401: components["responses"]["InvalidCredentials"];
+            415: components["responses"]["UnsupportedMediaType"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     validateEmail: {
         parameters: {
             query?: never;
@@ -2621,7 +2748,7 @@ export interface operations {
                     "application/json": components["schemas"]["RegistrationChallengeResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["NewPasswordRejected"];
             401: components["responses"]["InvalidCredentials"];
             415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequests"];
@@ -2848,7 +2975,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["NewPasswordRejected"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             415: components["responses"]["UnsupportedMediaType"];
@@ -3318,7 +3445,7 @@ export interface operations {
                     "application/json": components["schemas"]["EmailChallengeResponse"];
                 };
             };
-            400: components["responses"]["BadRequest"];
+            400: components["responses"]["NewPasswordRejected"];
             401: components["responses"]["InvalidCredentials"];
             404: components["responses"]["NotFound"];
             415: components["responses"]["UnsupportedMediaType"];

@@ -2,6 +2,7 @@
 // and an operator can find a run in the Temporal UI by what it is about.
 
 export const registrationProofWorkflowId = (proofId: string): string => `registration-proof-${proofId}`;
+export const passwordResetProofWorkflowId = (proofId: string): string => `password-reset-proof-${proofId}`;
 export const registrationWorkflowId = (proofId: string): string => `registration-${proofId}`;
 export const emailChallengeWorkflowId = (challengeId: string): string => `email-challenge-${challengeId}`;
 export const periodCloseWorkflowId = (legalEntityId: string, closeDate: string): string => `period-close-${legalEntityId}-${closeDate}`;

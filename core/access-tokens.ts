@@ -15,6 +15,11 @@ export interface AccessClaims {
 const ALGORITHM = 'HS256';
 const TYP = 'at+jwt';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+/**
+ * How far ahead of this server's clock another API process's clock may be: a token issued (`iat`) or valid
+ * from (`nbf`) further in the future than this was not issued by a process of ours with a sound clock.
+ */
+export const CLOCK_SKEW_SECONDS = 30;
 
 export interface AccessTokenIssuer {
   sign(claims: AccessClaims): string;
@@ -58,6 +63,8 @@ export function createAccessTokenIssuer(config: Config['jwt']): AccessTokenIssue
           audience: config.audience,
           // Issued no longer ago than an access token lives (and so with an iat at all).
           maxAge: config.accessTokenTtlSeconds,
+          // nbf is checked below with the same clock skew as iat (the library's tolerance would stretch exp too).
+          ignoreNotBefore: true,
         }) as JwtPayload;
       } catch {
         return null;
@@ -65,6 +72,10 @@ export function createAccessTokenIssuer(config: Config['jwt']): AccessTokenIssue
       // A token that never expires, or lives longer than ours do, was not issued by us.
       if (typeof payload.exp !== 'number' || typeof payload.iat !== 'number') return null;
       if (payload.exp - payload.iat > config.accessTokenTtlSeconds) return null;
+      // Nor one issued, or valid only from, later than now (give or take the clock skew).
+      const latest = Math.floor(Date.now() / 1000) + CLOCK_SKEW_SECONDS;
+      if (payload.iat > latest) return null;
+      if (payload.nbf !== undefined && (typeof payload.nbf !== 'number' || payload.nbf > latest)) return null;
       const { tenant_id: tenantId, sid: sessionId, gid: identityId, sub: membershipId } = payload;
       if (![tenantId, sessionId, identityId, membershipId].every((v) => typeof v === 'string' && UUID.test(v))) return null;
       return { tenantId, sessionId, identityId, membershipId } as AccessClaims;

@@ -10,6 +10,7 @@ export const AUDIT_ACTIONS = {
   'auth.login.succeeded': { category: 'AUTHENTICATION', label: 'Logged in', kind: 'OTHER' },
   'auth.login.failed': { category: 'AUTHENTICATION', label: 'Login failed', kind: 'OTHER' },
   'auth.password.changed': { category: 'SECURITY', label: 'Password changed', kind: 'UPDATE' },
+  'auth.password.reset': { category: 'SECURITY', label: 'Password reset by an emailed link', kind: 'UPDATE' },
   'auth.email-factor.enabled': { category: 'SECURITY', label: 'Email sign-in codes turned on', kind: 'UPDATE' },
   'auth.email-factor.disabled': { category: 'SECURITY', label: 'Email sign-in codes turned off', kind: 'UPDATE' },
   'auth.totp.enabled': { category: 'SECURITY', label: 'Authenticator app turned on', kind: 'UPDATE' },

@@ -1,4 +1,5 @@
 // Configuration is read once at start-up, validated, and passed down; nothing reads process.env later.
+import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import type { FactorKey } from './factor-secrets';
 
@@ -10,6 +11,10 @@ export interface JwtKey {
 export interface Config {
   env: 'development' | 'test' | 'production';
   port: number;
+  /** The address the API and its metrics listener bind (LISTEN_HOST): loopback outside production. */
+  listenHost: string;
+  /** The port of the API's metrics listener (Prometheus text at /metrics) on listenHost; 0: any free port. */
+  metricsPort: number;
   baseDomain: string;
   /** Where links in mail point to (the front end or this API). */
   publicUrl: string;
@@ -59,12 +64,19 @@ export interface Config {
     proofTtlSeconds: number;
     proofsPerEmailPerHour: number;
   };
+  /** Password reset by an emailed link: its lifetime, and how many links one address gets per hour. */
+  passwordReset: {
+    ttlSeconds: number;
+    perEmailPerHour: number;
+  };
   passwords: {
     scryptLogN: number;
     /** Hashes that run at once (the rest queue): one core is left for requests and the database. */
     hashConcurrency: number;
     /** How long a hash may wait for its turn before the request is answered 503 with Retry-After. */
     hashMaxWaitMs: number;
+    /** Hashes one client address may have running and waiting at once (the next is 429). */
+    hashPerClient: number;
   };
   secondFactors: {
     /** Root keys for second-factor secrets (TOTP secrets at rest, emailed codes, their MACs); the first seals. */
@@ -117,8 +129,13 @@ export interface Config {
    * X-Forwarded-For is believed. Empty (the default): the client IP is the socket's peer.
    */
   trustProxy: string[];
-  /** Request-rate limits of the public operations, per client IP and per target email, shared in PostgreSQL. */
+  /** Request-rate limits of the public operations, per client IP and per target, shared in PostgreSQL. */
   requestLimits: Record<LimitedAction, { perIp: RateWindow; perEmail: RateWindow }>;
+  /**
+   * Failed credential checks (wrong password, bad proof or reset link): consecutive failures per email from
+   * one client IP block that pair for `blockSeconds`; failures per client IP per day block the IP for a day.
+   */
+  credentialFailures: { perEmailAndIp: number; blockSeconds: number; perIpPerDay: number };
 }
 
 type Env = Record<string, string | undefined>;
@@ -135,7 +152,7 @@ function int(env: Env, name: string, fallback: number, min: number, max: number)
 }
 
 /** The operations limited per client IP and per target email (request-rate limits). */
-export type LimitedAction = 'login' | 'register' | 'magicLink' | 'emailChallenge' | 'invitationAccept' | 'emailValidation';
+export type LimitedAction = 'login' | 'register' | 'magicLink' | 'passwordReset' | 'emailChallenge' | 'invitationAccept' | 'emailValidation';
 
 /** At most `points` requests in `seconds`. */
 export interface RateWindow {
@@ -215,6 +232,18 @@ function jwtKeys(env: Env, production: boolean): JwtKey[] {
   });
 }
 
+/**
+ * LISTEN_HOST: an IP address to bind. Outside production the default is loopback, so the development mail
+ * outbox and the metrics are not reachable from the network; production has no default ('' here, refused
+ * after the other production settings).
+ */
+function listenHost(env: Env, production: boolean): string {
+  const raw = env.LISTEN_HOST ?? '';
+  if (raw === '') return production ? '' : '127.0.0.1';
+  if (isIP(raw) === 0) throw new ConfigError(`LISTEN_HOST must be an IP address (e.g. 127.0.0.1, 0.0.0.0 or ::), got "${raw}"`);
+  return raw;
+}
+
 export function databaseName(url: string): string {
   return new URL(url).pathname.replace(/^\//, '');
 }
@@ -238,7 +267,7 @@ export function loadConfig(env: Env = process.env): Config {
   const nodeEnv = env.NODE_ENV ?? '';
   if (nodeEnv === '') {
     throw new ConfigError(
-      'NODE_ENV is not set: use production (with JWT_KEYS, SECOND_FACTOR_SECRET_KEYS, SENDGRID_API_KEY and PUSH_FCM_SERVICE_ACCOUNT_FILE), ' +
+      'NODE_ENV is not set: use production (with JWT_KEYS, SECOND_FACTOR_SECRET_KEYS, SENDGRID_API_KEY, PUSH_FCM_SERVICE_ACCOUNT_FILE and LISTEN_HOST), ' +
         'or development / test for the built-in development keys and mail outbox',
     );
   }
@@ -255,6 +284,8 @@ export function loadConfig(env: Env = process.env): Config {
   const config: Config = {
     env: nodeEnv as Config['env'],
     port: int(env, 'PORT', 3000, 0, 65535),
+    listenHost: listenHost(env, production),
+    metricsPort: int(env, 'METRICS_PORT', 9465, 0, 65535),
     baseDomain: str(env, 'BASE_DOMAIN', 'localhost').toLowerCase(),
     publicUrl: str(env, 'PUBLIC_URL', `http://localhost:${int(env, 'PORT', 3000, 0, 65535)}`),
     logLevel: str(env, 'LOG_LEVEL', nodeEnv === 'test' ? 'warn' : 'info') as Config['logLevel'],
@@ -295,13 +326,18 @@ export function loadConfig(env: Env = process.env): Config {
     },
     registration: {
       proofTtlSeconds: int(env, 'REGISTRATION_PROOF_TTL_SECONDS', 1800, 60, 86400),
-      proofsPerEmailPerHour: int(env, 'REGISTRATION_PROOFS_PER_EMAIL_PER_HOUR', 5, 1, 1000),
+      proofsPerEmailPerHour: int(env, 'REGISTRATION_PROOFS_PER_EMAIL_PER_HOUR', 20, 1, 1000),
+    },
+    passwordReset: {
+      ttlSeconds: int(env, 'PASSWORD_RESET_TTL_SECONDS', 1800, 60, 86400),
+      perEmailPerHour: int(env, 'PASSWORD_RESETS_PER_EMAIL_PER_HOUR', 20, 1, 1000),
     },
     passwords: {
       // 2^17 with r=8 is OWASP's scrypt floor (128 MiB per hash); tests lower it to stay fast.
       scryptLogN: int(env, 'PASSWORD_SCRYPT_LOG_N', 17, 10, 20),
       hashConcurrency: int(env, 'PASSWORD_HASH_CONCURRENCY', Math.max(1, availableParallelism() - 1), 1, 256),
       hashMaxWaitMs: int(env, 'PASSWORD_HASH_MAX_WAIT_MS', 3000, 0, 60000),
+      hashPerClient: int(env, 'PASSWORD_HASH_PER_CLIENT', 2, 1, 1000),
     },
     secondFactors: {
       secretKeys: secondFactorKeys(env, production),
@@ -328,6 +364,10 @@ export function loadConfig(env: Env = process.env): Config {
       login: { perIp: rate(env, 'RATE_LIMIT_LOGIN_PER_IP', '100/300'), perEmail: rate(env, 'RATE_LIMIT_LOGIN_PER_EMAIL', '30/300') },
       register: { perIp: rate(env, 'RATE_LIMIT_REGISTER_PER_IP', '20/600'), perEmail: rate(env, 'RATE_LIMIT_REGISTER_PER_EMAIL', '10/600') },
       magicLink: { perIp: rate(env, 'RATE_LIMIT_MAGIC_LINK_PER_IP', '20/3600'), perEmail: rate(env, 'RATE_LIMIT_MAGIC_LINK_PER_EMAIL', '5/3600') },
+      passwordReset: {
+        perIp: rate(env, 'RATE_LIMIT_PASSWORD_RESET_PER_IP', '20/3600'),
+        perEmail: rate(env, 'RATE_LIMIT_PASSWORD_RESET_PER_EMAIL', '5/3600'),
+      },
       emailChallenge: {
         perIp: rate(env, 'RATE_LIMIT_EMAIL_CHALLENGE_PER_IP', '50/600'),
         perEmail: rate(env, 'RATE_LIMIT_EMAIL_CHALLENGE_PER_EMAIL', '10/600'),
@@ -340,6 +380,11 @@ export function loadConfig(env: Env = process.env): Config {
         perIp: rate(env, 'RATE_LIMIT_EMAIL_VALIDATION_PER_IP', '30/60'),
         perEmail: rate(env, 'RATE_LIMIT_EMAIL_VALIDATION_PER_EMAIL', '10/60'),
       },
+    },
+    credentialFailures: {
+      perEmailAndIp: int(env, 'CREDENTIAL_FAILURES_PER_EMAIL_AND_IP', 10, 1, 1_000_000),
+      blockSeconds: int(env, 'CREDENTIAL_FAILURES_BLOCK_SECONDS', 3600, 1, 86_400),
+      perIpPerDay: int(env, 'CREDENTIAL_FAILURES_PER_IP_PER_DAY', 100, 1, 1_000_000),
     },
     push: {
       fcmServiceAccountFile: env.PUSH_FCM_SERVICE_ACCOUNT_FILE || null,
@@ -361,11 +406,15 @@ export function loadConfig(env: Env = process.env): Config {
     },
     validateResponses: str(env, 'VALIDATE_RESPONSES', nodeEnv === 'production' ? 'false' : 'true') === 'true',
   };
+  if (config.metricsPort !== 0 && config.metricsPort === config.port) throw new ConfigError('METRICS_PORT must differ from PORT');
   if (!['debug', 'info', 'warn', 'error', 'silent'].includes(config.logLevel)) {
     throw new ConfigError('LOG_LEVEL must be debug, info, warn, error or silent');
   }
   if (production && !config.push.fcmServiceAccountFile) throw new ConfigError('PUSH_FCM_SERVICE_ACCOUNT_FILE is required in production');
   if (production && callbackToken.length < 32) throw new ConfigError('MAIL_CALLBACK_TOKEN (at least 32 characters) is required in production');
+  if (production && config.listenHost === '') {
+    throw new ConfigError('LISTEN_HOST is required in production: the address to listen on, e.g. 0.0.0.0 behind a proxy, or 127.0.0.1');
+  }
   if (!/^[A-Za-z0-9._-]{1,200}$/.test(config.rates.scheduleId)) {
     throw new ConfigError('RATES_SCHEDULE_ID must be 1..200 letters, digits, dots, underscores or hyphens');
   }

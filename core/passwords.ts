@@ -31,32 +31,33 @@ function normalise(password: string): Buffer {
   return Buffer.from(password.normalize('NFC'), 'utf8');
 }
 
+/** `client` is the caller's address: the hash gate holds each address to its share of the hashing slots. */
 export interface PasswordHasher {
-  hash(password: string): Promise<string>;
-  verify(password: string, stored: string | null): Promise<boolean>;
+  hash(password: string, client?: string | null): Promise<string>;
+  verify(password: string, stored: string | null, client?: string | null): Promise<boolean>;
 }
 
 /** `gate` bounds how many hashes run at once (see hash-gate.ts); without one, every call hashes at once. */
 export function createPasswordHasher(logN: number, gate?: HashGate): PasswordHasher {
-  const derive = (password: Buffer, salt: Buffer, n: number, r: number, p: number) =>
-    gate ? gate.run(() => scrypt(password, salt, n, r, p)) : scrypt(password, salt, n, r, p);
+  const gated = (client: string | null | undefined) => (password: Buffer, salt: Buffer, n: number, r: number, p: number) =>
+    gate ? gate.run(() => scrypt(password, salt, n, r, p), client) : scrypt(password, salt, n, r, p);
   // Verifying against this keeps an unknown identity as slow as a wrong password (computed once, ungated).
   let dummy: Promise<string> | null = null;
-  const hashWith = async (password: string, kdf: typeof derive): Promise<string> => {
+  const hashWith = async (password: string, kdf: typeof scrypt): Promise<string> => {
     if (utf8Length(password) > PASSWORD_MAX_BYTES) throw new RangeError('password exceeds 72 UTF-8 bytes');
     const salt = randomBytes(16);
     const key = await kdf(normalise(password), salt, logN, R, P);
     return ['scrypt', logN, R, P, salt.toString('base64'), key.toString('base64')].join('$');
   };
   return {
-    hash: (password) => hashWith(password, derive),
-    async verify(password, stored) {
+    hash: (password, client) => hashWith(password, gated(client)),
+    async verify(password, stored, client) {
       // Passwords over the limit never authenticate; they are rejected, never truncated.
       const tooLong = utf8Length(password) > PASSWORD_MAX_BYTES;
       const target = stored ?? (await (dummy ??= hashWith('dummy-password-for-timing', scrypt)));
       const [scheme, n, r, p, salt, expected] = target.split('$');
       if (scheme !== 'scrypt' || !salt || !expected) return false;
-      const key = await derive(normalise(tooLong ? 'x' : password), Buffer.from(salt, 'base64'), Number(n), Number(r), Number(p));
+      const key = await gated(client)(normalise(tooLong ? 'x' : password), Buffer.from(salt, 'base64'), Number(n), Number(r), Number(p));
       const ok = timingSafeEqual(key, Buffer.from(expected, 'base64'));
       return ok && !tooLong && stored !== null;
     },

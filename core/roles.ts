@@ -17,9 +17,13 @@ export function isRoleCode(value: string): value is RoleCode {
 }
 
 /**
- * Whether someone holding `held` may give `role` to another (assign or invite): an ADMIN holds every
- * permission, so it counts as holding every role; anyone else gives only roles it has.
+ * Whether someone with the roles `held`, and through them the permissions `permissions`, holds `role` as
+ * far as giving it (assign, invite) or changing and removing its holders goes: they have the role; or
+ * they are an ADMIN, who holds every permission and so counts as holding every role; or the role is not
+ * ADMIN and every permission it has in the workspace now (`rolePermissions`) is theirs too. So nobody
+ * gives a power they lack, nor acts on someone who can do what they cannot. An unknown role is not held.
  */
-export function mayGrantRole(held: readonly string[], role: RoleCode): boolean {
-  return held.includes('ADMIN') || held.includes(role);
+export function holdsRole(held: readonly string[], permissions: ReadonlySet<string>, role: RoleCode, rolePermissions: readonly string[] | undefined): boolean {
+  if (held.includes('ADMIN') || held.includes(role)) return true;
+  return role !== 'ADMIN' && rolePermissions !== undefined && rolePermissions.every((permission) => permissions.has(permission));
 }

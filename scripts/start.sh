@@ -21,6 +21,14 @@ say "preparing the database (roles, database, migrations)"
 node dist/db/setup.js up
 
 PORT="${PORT:-3000}"
+METRICS_PORT="${METRICS_PORT:-9465}"
+# The API listens on LISTEN_HOST (loopback unless set): where to reach it, and the name to print.
+case "${LISTEN_HOST:-127.0.0.1}" in
+  127.0.0.1|0.0.0.0) api_host=127.0.0.1; shown_host=localhost ;;
+  ::|::1) api_host='[::1]'; shown_host=localhost ;;
+  *:*) api_host="[$LISTEN_HOST]"; shown_host="$api_host" ;;
+  *) api_host="$LISTEN_HOST"; shown_host="$LISTEN_HOST" ;;
+esac
 TEMPORAL_PORT="${TEMPORAL_PORT:-7233}"
 TEMPORAL_UI_PORT="${TEMPORAL_UI_PORT:-8233}"
 export TEMPORAL_ADDRESS="${TEMPORAL_ADDRESS:-127.0.0.1:$TEMPORAL_PORT}"
@@ -47,11 +55,11 @@ fi
 say "starting the worker and the API"
 node dist/worker/main.js &
 pids+=($!)
-PORT="$PORT" node dist/api/server.js &
+PORT="$PORT" METRICS_PORT="$METRICS_PORT" node dist/api/server.js &
 pids+=($!)
 
 for _ in $(seq 1 60); do
-  if curl -fsS "http://127.0.0.1:$PORT/readyz" >/dev/null 2>&1; then break; fi
+  if curl -fsS "http://$api_host:$PORT/readyz" >/dev/null 2>&1; then break; fi
   sleep 0.5
 done
 if [ "${TEMPORAL_MODE:-dev}" = "postgres" ]; then
@@ -62,10 +70,11 @@ else
 fi
 cat >&2 <<MSG
 
-  API          http://localhost:$PORT/api/v1
-  API docs     http://localhost:$PORT/docs
+  API          http://$shown_host:$PORT/api/v1
+  API docs     http://$shown_host:$PORT/docs
+  API metrics  http://$shown_host:$METRICS_PORT/metrics
 $temporal_lines
-  Dev mail     http://localhost:$PORT/dev/mail?to=you@example.com
+  Dev mail     http://$shown_host:$PORT/dev/mail?to=you@example.com
 
   Ctrl-C stops everything.
 MSG

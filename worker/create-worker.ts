@@ -30,6 +30,7 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
     baseDomain: deps.config.baseDomain,
     proofTtlSeconds: deps.config.registration.proofTtlSeconds,
     proofsPerEmailPerHour: deps.config.registration.proofsPerEmailPerHour,
+    passwordReset: deps.config.passwordReset,
     // New workspaces get the default roles the OpenAPI document names for each permission.
     defaultPermissions: createOperationIndex(loadOpenApiDocument()).defaultPermissions(),
     factorSecrets: createFactorSecrets(deps.config.secondFactors.secretKeys),

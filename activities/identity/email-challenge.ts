@@ -18,6 +18,7 @@ const SUBJECTS: Record<EmailChallengePurpose, string> = {
   STEP_UP: 'Confirm it is you before a security change',
   ENABLE_EMAIL_FACTOR: 'Confirm turning on email sign-in codes',
   DISABLE_EMAIL_FACTOR: 'Confirm turning off email sign-in codes',
+  PASSWORD_RESET: 'Confirm resetting your password',
 };
 
 export function createEmailChallengeActivities(deps: EmailChallengeDeps): EmailChallengeActivities {

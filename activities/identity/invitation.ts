@@ -11,7 +11,7 @@ import {
   markMailed,
   openMembership,
   scrubAcceptance,
-  setUnmailedToken,
+  setMailedToken,
 } from '../../db/repositories/organisation/invitations';
 import { tenantSlug } from '../../db/repositories/organisation/workspaces';
 import { newOpaqueToken, sha256 } from '../../core/secrets';
@@ -38,7 +38,7 @@ export function createInvitationActivities(deps: InvitationDeps): InvitationActi
     const target = await withTenant(db, input.tenantId, async (tx) => {
       const invitation = await findInvitation(tx, scope, { id: input.invitationId }, { lock: true });
       if (!invitation || invitation.mailedAt || !invitation.pending) return null;
-      await setUnmailedToken(tx, scope, { invitationId: input.invitationId, tokenHash: sha256(token) });
+      await setMailedToken(tx, scope, { invitationId: input.invitationId, tokenHash: sha256(token) });
       return { email: invitation.email, slug: await tenantSlug(tx, scope) };
     });
     if (!target) return { mailed: false };
@@ -89,8 +89,9 @@ export function createInvitationActivities(deps: InvitationDeps): InvitationActi
         if (!existing || existing.id !== acceptance.existingIdentityId) throw invalid('identity changed');
         identityId = existing.id;
       } else {
-        // The identity appeared after the request checked: its password was never verified.
-        if (existing || !acceptance.passwordHash) {
+        // The identity appeared after the request checked (its password was never verified), or the
+        // acceptance did not come with the mailed token: only the mailbox's reader creates an identity.
+        if (existing || !acceptance.passwordHash || !acceptance.mailboxProven) {
           throw ApplicationFailure.create({ type: FailureType.InvalidCredentials, message: 'identity exists', nonRetryable: true });
         }
         const created = await Identity.create({ id: randomUUID(), email: invitation.email, passwordHash: acceptance.passwordHash }, { transaction: tx });

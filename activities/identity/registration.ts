@@ -46,13 +46,13 @@ export function createRegistrationActivities(deps: RegistrationDeps): Registrati
         return 'mail' as const;
       }
       const recent = await RegistrationProof.count({
-        where: { email: input.email, createdAt: { [Op.gt]: new Date(Date.now() - 3600_000) } },
+        where: { email: input.email, purpose: 'REGISTRATION', createdAt: { [Op.gt]: new Date(Date.now() - 3600_000) } },
         transaction: tx,
       });
       if (recent >= deps.proofsPerEmailPerHour) return 'throttled' as const;
       await RegistrationProof.update(
         { supersededAt: new Date() },
-        { where: { email: input.email, consumedAt: null, supersededAt: null }, transaction: tx },
+        { where: { email: input.email, purpose: 'REGISTRATION', consumedAt: null, supersededAt: null }, transaction: tx },
       );
       await RegistrationProof.create({ id: input.proofId, email: input.email, tokenHash: sha256(token), expiresAt }, { transaction: tx });
       return 'mail' as const;
@@ -83,7 +83,7 @@ export function createRegistrationActivities(deps: RegistrationDeps): Registrati
   async function completeRegistration(input: RegistrationInput): Promise<RegistrationResult> {
     return db.transaction(async (tx) => {
       const proof = await RegistrationProof.findByPk(input.proofId, { transaction: tx, lock: tx.LOCK.UPDATE });
-      if (!proof) throw invalidProof();
+      if (!proof || proof.purpose !== 'REGISTRATION') throw invalidProof();
       if (proof.consumedAt) {
         if (proof.consumedByAttempt === input.attemptId && proof.result) return proof.result as unknown as RegistrationResult;
         throw invalidProof();

@@ -1,3 +1,4 @@
+import express, { type Express } from 'express';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Sequelize } from 'sequelize';
 import type { StartOutcome } from '../../contracts/workflow-starts';
@@ -108,4 +109,19 @@ export function createApiMetrics(db: Sequelize): ApiMetrics {
       rejections.inc({ action });
     },
   };
+}
+
+/**
+ * The metrics listener's app: GET /metrics in the Prometheus text format, nothing else. It listens on its
+ * own port (METRICS_PORT), never the API's, so no host or proxy in front of the API can reach it.
+ */
+export function metricsApp(metrics: Pick<ApiMetrics, 'registry'>): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('case sensitive routing', true);
+  app.set('strict routing', true);
+  app.get('/metrics', async (_req, res) => {
+    res.set('Content-Type', metrics.registry.contentType).send(await metrics.registry.metrics());
+  });
+  return app;
 }

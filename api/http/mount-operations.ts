@@ -3,12 +3,16 @@ import type { OperationIndex, OperationInfo } from '../../contracts/operations';
 import { AppError, UnauthenticatedError } from '../../core/problems';
 import { locals } from '../middleware/request-context';
 import { rawBodyOf } from '../middleware/raw-body';
+import { refuseNulCharacters } from '../middleware/text-input';
 import type { OperationHandler, OperationInput } from './operation-handler';
 
 // Routes come from the document, one per operation, each served by the handler of its operation id.
 // Matching is exact (letter case, trailing slash), the same in Express, in authentication and in the
 // validator, and deny-by-default: a request that matches no operation is 404 (405 when only the method
 // differs); a bearer operation reaches its handler only with a principal.
+// Each route's chain: the operation → authentication (bearer token or callback guard) → the body parser →
+// no U+0000 in any text → validation → the handler. A body is read only for a request that matched an
+// operation and proved who it is, so an anonymous caller cannot make the server read or parse one.
 
 export interface MountOptions {
   index: OperationIndex;
@@ -17,6 +21,8 @@ export interface MountOptions {
   authenticate: (operation: OperationInfo) => RequestHandler;
   /** Runs before validation for provider callbacks: the callback host and the shared token, or refuse. */
   authenticateCallback: RequestHandler;
+  /** Reads the operation's body; runs after authentication, so nothing reads a body before it. */
+  parseBody: (operation: OperationInfo) => RequestHandler;
   /** The OpenAPI validator's middleware chain (request checks, response checks outside production). */
   validator: RequestHandler[];
 }
@@ -74,10 +80,11 @@ export function mountOperations(options: MountOptions): Router {
     const chain: RequestHandler[] = [bind];
     if (op.requiresBearer) chain.push(options.authenticate(op));
     if (op.requiresCallbackToken) chain.push(options.authenticateCallback);
-    chain.push(...options.validator, dispatch(handlers[op.operationId]!));
+    chain.push(options.parseBody(op), refuseNulCharacters, ...options.validator, dispatch(handlers[op.operationId]!));
     router[op.method.toLowerCase() as 'get' | 'put' | 'post' | 'delete' | 'patch'](op.expressPath, ...chain);
   }
   // Inside the router, so nothing falls through to Express's own answers (e.g. its automatic OPTIONS).
+  // What reaches it matched no operation, and its body is never read.
   router.use((req: Request, res: Response) => {
     const methods = index.methodsAt(req.path);
     if (methods.length === 0) throw new AppError('not-found', `No resource at ${req.method} ${req.path}`);

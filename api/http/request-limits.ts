@@ -6,11 +6,24 @@ import type { Config, LimitedAction, RateWindow } from '../../core/config';
 
 /**
  * Checks one request of a limited kind against its client IP and its target (the email address it names,
- * or the identity an emailed code goes to); throws 429 too-many-requests when either is over its limit.
+ * the invitation token, or the identity an emailed code goes to); throws 429 too-many-requests when either
+ * is over its limit.
  */
 export interface RequestLimits {
   consume(action: LimitedAction, keys: { ip: string | null; target: string }): Promise<void>;
 }
+
+/**
+ * Actions whose target is an email anyone can type: counted per email *from one client IP*, so a stranger's
+ * requests never use up the budget of the address's owner elsewhere (only the client IP's own limit binds
+ * the stranger). The others name something only its holder has (a token, an identity past its password).
+ */
+const PER_TARGET_AND_IP: ReadonlySet<LimitedAction> = new Set<LimitedAction>(['login', 'register', 'magicLink', 'passwordReset']);
+
+const hashed = (...parts: string[]) => sha256(parts.join('\n')).toString('base64url');
+
+const tooMany = (retryAfter: number, detail: string) =>
+  new AppError('too-many-requests', `${detail}; try again in ${retryAfter} seconds`, { retryAfter }, { 'Retry-After': String(retryAfter) });
 
 /**
  * Request-rate limits in PostgreSQL (rate-limiter-flexible's store on the `request_limits` table), so every
@@ -38,8 +51,10 @@ export function createRequestLimits(
   return {
     async consume(action, { ip, target }) {
       const { ip: byIp, email: byTarget } = limiters[action];
+      const normalised = target.trim().toLowerCase();
       // Targets are keyed by their hash: the counters never hold an address.
-      const checks = [byTarget.consume(sha256(target.trim().toLowerCase()).toString('base64url'))];
+      const targetKey = PER_TARGET_AND_IP.has(action) ? hashed(normalised, ip ?? '') : hashed(normalised);
+      const checks = [byTarget.consume(targetKey)];
       if (ip) checks.push(byIp.consume(ip));
       const outcomes = await Promise.allSettled(checks);
       const refused = outcomes.flatMap((o) => (o.status === 'rejected' ? [o.reason as unknown] : []));
@@ -47,13 +62,65 @@ export function createRequestLimits(
       if (error) throw error;
       if (refused.length === 0) return;
       onRejected(action);
-      const retryAfter = Math.max(1, ...refused.map((r) => Math.ceil((r as RateLimiterRes).msBeforeNext / 1000)));
-      throw new AppError(
-        'too-many-requests',
-        `Too many requests of this kind; try again in ${retryAfter} seconds`,
-        { retryAfter },
-        { 'Retry-After': String(retryAfter) },
-      );
+      throw tooMany(Math.max(1, ...refused.map((r) => Math.ceil((r as RateLimiterRes).msBeforeNext / 1000))), 'Too many requests of this kind');
+    },
+  };
+}
+
+/**
+ * Failed credential checks, after the login protection rate-limiter-flexible documents: consecutive
+ * failures per (email, client IP), which a success resets, and failures per client IP per day. Only
+ * failures count, and only from the address that makes them, so nobody can lock a person out from
+ * somewhere else, while guessing stays bounded per address.
+ */
+export interface CredentialGuard {
+  /** Refuses with 429 while the pair or the IP is blocked; counts nothing. */
+  check(keys: { email: string; ip: string | null }): Promise<void>;
+  /** Counts one failed check (it may block the pair or the IP from the next request on). */
+  fail(keys: { email: string; ip: string | null }): Promise<void>;
+  /** A passed check clears the pair's consecutive failures. */
+  succeed(keys: { email: string; ip: string | null }): Promise<void>;
+}
+
+export function createCredentialGuard(
+  db: Sequelize,
+  policy: Config['credentialFailures'],
+  onRejected: () => void = () => undefined,
+): CredentialGuard {
+  const store = { storeClient: db, storeType: 'sequelize', tableName: 'request_limits', tableCreated: true } as const;
+  const byPair = new RateLimiterPostgres({
+    ...store,
+    keyPrefix: 'credentials:email-ip',
+    points: policy.perEmailAndIp,
+    // The failures stay "consecutive" for a long time: only a success (or a quiet 90 days) clears them.
+    duration: 90 * 86_400,
+    blockDuration: policy.blockSeconds,
+  });
+  const byIp = new RateLimiterPostgres({ ...store, keyPrefix: 'credentials:ip', points: policy.perIpPerDay, duration: 86_400, blockDuration: 86_400 });
+  const pairKey = (email: string, ip: string | null) => hashed(email.trim().toLowerCase(), ip ?? '');
+
+  const refuse = (msBeforeNext: number) => {
+    onRejected();
+    return tooMany(Math.max(1, Math.ceil(msBeforeNext / 1000)), 'Too many failed attempts from this address');
+  };
+
+  return {
+    async check({ email, ip }) {
+      const [pair, address] = await Promise.all([byPair.get(pairKey(email, ip)), ip ? byIp.get(ip) : Promise.resolve(null)]);
+      const blocked = [
+        pair && pair.consumedPoints > policy.perEmailAndIp ? pair.msBeforeNext : null,
+        address && address.consumedPoints > policy.perIpPerDay ? address.msBeforeNext : null,
+      ].filter((ms): ms is number => ms !== null);
+      if (blocked.length > 0) throw refuse(Math.max(...blocked));
+    },
+    async fail({ email, ip }) {
+      const outcomes = await Promise.allSettled([byPair.consume(pairKey(email, ip)), ...(ip ? [byIp.consume(ip)] : [])]);
+      const error = outcomes.find((o) => o.status === 'rejected' && !(o.reason instanceof RateLimiterRes));
+      if (error) throw (error as PromiseRejectedResult).reason;
+      // A failure that reached the limit is still answered as a failure; the block holds from the next request.
+    },
+    async succeed({ email, ip }) {
+      await byPair.delete(pairKey(email, ip));
     },
   };
 }

@@ -2,6 +2,7 @@ import { memberOperation, publicOperation, type HandlersOf } from '../http/opera
 import { pageQuery } from '../http/pages';
 import type { createLogin } from './login';
 import type { createMe } from './me';
+import type { createPasswordReset } from './password-reset';
 import type { createRegistration } from './registration';
 import type { createSecurity } from './security';
 import type { SessionService } from './sessions';
@@ -9,6 +10,8 @@ import type { SessionService } from './sessions';
 export type IdentityOperation =
   | 'requestMagicLink'
   | 'register'
+  | 'requestPasswordReset'
+  | 'resetPassword'
   | 'login'
   | 'refreshSession'
   | 'logout'
@@ -28,6 +31,7 @@ export type IdentityOperation =
 
 export interface IdentityUseCases {
   registration: ReturnType<typeof createRegistration>;
+  passwordReset: ReturnType<typeof createPasswordReset>;
   login: ReturnType<typeof createLogin>;
   sessions: SessionService;
   me: ReturnType<typeof createMe>;
@@ -35,7 +39,7 @@ export interface IdentityUseCases {
 }
 
 /** Registration, login, sessions, and the caller's own password and second factors. */
-export function identityHandlers({ registration, login, sessions, me, security }: IdentityUseCases): HandlersOf<IdentityOperation> {
+export function identityHandlers({ registration, passwordReset, login, sessions, me, security }: IdentityUseCases): HandlersOf<IdentityOperation> {
   return {
     requestMagicLink: publicOperation(async ({ body, ctx }) => {
       await registration.requestMagicLink(body.email, ctx);
@@ -43,6 +47,16 @@ export function identityHandlers({ registration, login, sessions, me, security }
     }),
 
     register: publicOperation(async ({ body, ctx }) => registration.register(body, ctx)),
+
+    requestPasswordReset: publicOperation(async ({ body, ctx }) => {
+      await passwordReset.requestPasswordReset(body.email, ctx);
+      return { status: 202, body: { message: 'If the address belongs to an account, a link to choose a new password is on its way.' } };
+    }),
+
+    resetPassword: publicOperation(async ({ body, ctx }) => {
+      const outcome = await passwordReset.resetPassword(body, ctx);
+      return outcome.kind === 'challenge' ? { status: 202, body: outcome.challenge } : { status: 204 };
+    }),
 
     login: publicOperation(async ({ body, ctx }) => login.login(body, ctx)),
 

@@ -8,7 +8,7 @@ import { recordAuditEvent } from '../../db/repositories/audit/events';
 import { AppError } from '../../core/problems';
 import type { PasswordHasher } from '../../core/passwords';
 import type { RequestContext } from '../http/context';
-import type { RequestLimits } from '../http/request-limits';
+import type { CredentialGuard, RequestLimits } from '../http/request-limits';
 import type { Schemas } from '../http/operation-handler';
 import { assertPasswordWithinBytes } from './password-rules';
 import { normaliseEmail } from './registration';
@@ -23,6 +23,7 @@ export interface LoginServiceDeps {
   sessions: SessionService;
   factors: SecondFactorService;
   limits: RequestLimits;
+  guard: CredentialGuard;
   baseDomain: string;
 }
 
@@ -54,17 +55,22 @@ export function createLogin(deps: LoginServiceDeps) {
   async function login(input: LoginInput, ctx: RequestContext): Promise<LoginOutcome> {
     // interface.md §4.2 rule 2: exactly one factor, and the email factor needs both of its fields.
     const factor = factorOf(input, 'login-factors-invalid');
+    const email = normaliseEmail(input.email);
     // Before any lookup or hash: every login request counts, the second steps too (each one checks the password).
-    await deps.limits.consume('login', { ip: ctx.ipAddress, target: normaliseEmail(input.email) });
+    await deps.limits.consume('login', { ip: ctx.ipAddress, target: email });
+    const who = { email, ip: ctx.ipAddress };
+    await deps.guard.check(who);
     assertPasswordWithinBytes('password', input.password);
     let hostTenantId: string | null = null;
     if (ctx.host.kind === 'tenant') {
       hostTenantId = await tenantIdBySlug(db, ctx.host.slug);
       if (!hostTenantId) throw new AppError('not-found', 'No workspace answers at this host');
     }
-    const identity = await Identity.findOne({ where: { email: normaliseEmail(input.email) } });
+    const identity = await Identity.findOne({ where: { email } });
     // Unknown emails cost one hash too, so timing does not reveal which emails exist.
-    const passwordOk = await deps.hasher.verify(input.password, identity?.passwordHash ?? null);
+    const passwordOk = await deps.hasher.verify(input.password, identity?.passwordHash ?? null, ctx.ipAddress);
+    if (!passwordOk) await deps.guard.fail(who);
+    else await deps.guard.succeed(who);
     if (!identity) throw new AppError('invalid-credentials');
 
     const memberships = await activeMembershipsOf(db, identity.id);

@@ -1,7 +1,9 @@
 import { AppError } from '../../core/problems';
+import { isCommonPassword } from '../../core/common-passwords';
 import { characterCount, PASSWORD_MAX_BYTES, utf8Length } from '../../core/passwords';
 
-// Rules the schema cannot state: bytes, Unicode characters, equality of two fields.
+// Rules the schema cannot state: bytes, Unicode characters, equality of two fields, and (for every new
+// password) not being a common one.
 
 export function assertPasswordWithinBytes(field: string, value: string): void {
   if (utf8Length(value) > PASSWORD_MAX_BYTES) {
@@ -22,6 +24,11 @@ export function assertNewPassword(password: string, confirmation: string, minCha
   if (password !== confirmation) {
     throw new AppError('validation', `confirmPassword must equal ${field}`, {
       errors: [{ path: '/body/confirmPassword', message: `must equal ${field}` }],
+    });
+  }
+  if (isCommonPassword(password)) {
+    throw new AppError('password-too-common', `${field} is on a list of commonly used or breached passwords; choose another (several unrelated words make a good one)`, {
+      errors: [{ path: `/body/${field}`, message: 'is a commonly used password' }],
     });
   }
 }

@@ -13,7 +13,7 @@ import {
 } from '../../contracts/identity';
 import { registrationProofWorkflowId, registrationWorkflowId } from '../../contracts/workflow-ids';
 import type { WorkflowClient } from '../workflow-client';
-import type { RequestLimits } from '../http/request-limits';
+import type { CredentialGuard, RequestLimits } from '../http/request-limits';
 import type { RequestContext } from '../http/context';
 import type { Schemas } from '../http/operation-handler';
 import { assertNewPassword } from './password-rules';
@@ -29,6 +29,7 @@ export interface RegistrationDeps {
   sessions: SessionService;
   factors: SecondFactorService;
   limits: RequestLimits;
+  guard: CredentialGuard;
 }
 
 export type RegisterOutcome = { status: 201; body: TokenPair } | { status: 202; body: EmailChallengeResponse & { workspaceSlug: string } };
@@ -58,11 +59,17 @@ export function createRegistration(deps: RegistrationDeps) {
   async function register(input: Schemas['RegisterRequest'], ctx: RequestContext): Promise<RegisterOutcome> {
     const email = normaliseEmail(input.email);
     await deps.limits.consume('register', { ip: ctx.ipAddress, target: email });
+    const who = { email, ip: ctx.ipAddress };
+    await deps.guard.check(who);
     assertNewPassword(input.password, input.confirmPassword, REGISTRATION_PASSWORD_MIN_CHARACTERS);
     const proof = await RegistrationProof.findOne({ where: { tokenHash: sha256(input.token) } });
     const usable =
-      proof && proof.email === email && !proof.consumedAt && !proof.supersededAt && proof.expiresAt.getTime() > Date.now();
-    if (!proof || !usable) throw new AppError('registration-proof-invalid');
+      proof && proof.purpose === 'REGISTRATION' && proof.email === email && !proof.consumedAt && !proof.supersededAt && proof.expiresAt.getTime() > Date.now();
+    if (!proof || !usable) {
+      // Guessing proofs is bounded per address; the owner's own link from elsewhere still works.
+      await deps.guard.fail(who);
+      throw new AppError('registration-proof-invalid');
+    }
 
     const identity = await Identity.findOne({ where: { email } });
     let passwordHash: string | null = null;
@@ -70,10 +77,10 @@ export function createRegistration(deps: RegistrationDeps) {
       // Register never replaces an existing identity's password; it must be the current one, and each
       // wrong guess uses up one of the identity's attempts (a proof is no licence to guess).
       await deps.factors.checkFactor(identity.id, 'CURRENT_PASSWORD', async () => {
-        if (!(await deps.hasher.verify(input.password, identity.passwordHash))) throw new AppError('invalid-credentials');
+        if (!(await deps.hasher.verify(input.password, identity.passwordHash, ctx.ipAddress))) throw new AppError('invalid-credentials');
       });
     } else {
-      passwordHash = await deps.hasher.hash(input.password);
+      passwordHash = await deps.hasher.hash(input.password, ctx.ipAddress);
     }
     const attemptId = randomUUID();
     const workflowId = registrationWorkflowId(proof.id);

@@ -131,7 +131,7 @@ export function createSecondFactorService(deps: SecondFactorDeps) {
    */
   async function verifyFactor(
     identity: FactorHolder,
-    challenge: { tenantId: string; purpose: EmailChallengePurpose },
+    challenge: { tenantId: string | null; purpose: EmailChallengePurpose },
     input: FactorProof,
     kind: FactorKind,
     rejectAs: ProblemType,
@@ -156,7 +156,7 @@ export function createSecondFactorService(deps: SecondFactorDeps) {
   }
 
   async function startEmailChallenge(
-    who: { identityId: string; tenantId: string; purpose: EmailChallengePurpose },
+    who: { identityId: string; tenantId: string | null; purpose: EmailChallengePurpose },
     ctx: RequestContext,
   ): Promise<{ challengeId: string; expiresAt: string }> {
     // Each challenge mails a code: limited per client IP and per identity, whatever started it.
@@ -183,7 +183,7 @@ export function createSecondFactorService(deps: SecondFactorDeps) {
    */
   async function factorChallenge(
     identity: FactorHolder,
-    who: { tenantId: string; purpose: EmailChallengePurpose },
+    who: { tenantId: string | null; purpose: EmailChallengePurpose },
     ctx: RequestContext,
   ): Promise<EmailChallengeResponse | null> {
     const channel = channelOf(identity);
@@ -194,7 +194,7 @@ export function createSecondFactorService(deps: SecondFactorDeps) {
 
   /** Asks the challenge workflow; only a keyed MAC of the typed code leaves this process. */
   async function verifyEmailCode(
-    who: { identityId: string; tenantId: string; purpose: EmailChallengePurpose },
+    who: { identityId: string; tenantId: string | null; purpose: EmailChallengePurpose },
     challengeId: string,
     code: string,
     rejectAs: ProblemType = 'invalid-second-factor',

@@ -143,7 +143,12 @@ export function createJournalEntries({ db, companies }: { db: Sequelize; compani
       subaccountIds: [...new Set(lines.flatMap((l) => (l.subaccountId ? [l.subaccountId] : [])))],
     });
 
-  function checkPosting(context: PostingContext, lines: NewLine[]): { replayed: boolean } {
+  /**
+   * The accounts of the lines: the company's (else 400 unknown-account), then detail accounts, not headers
+   * (else 400 header-account, one error per line). A reversal's lines are the original's, not the body's:
+   * its header errors name the line without a path into the body.
+   */
+  function checkPosting(context: PostingContext, lines: NewLine[], reversal: boolean): { replayed: boolean } {
     if (!context.company) throw new AppError('not-found', 'No company with this id in your workspace');
     if (context.replayed) return { replayed: true };
     if (context.company.archived) throw new AppError('company-archived', 'The company is archived; its ledger is read-only');
@@ -155,6 +160,12 @@ export function createJournalEntries({ db, companies }: { db: Sequelize; compani
       return [];
     });
     if (errors.length > 0) throw new AppError('unknown-account', errors.map((e) => e.message).join('; '), { errors });
+    const headers = lines.flatMap((l, i) => {
+      const details = context.headerDetails.get(l.accountCode);
+      if (!details) return [];
+      return [{ ...(reversal ? {} : { path: `/body/lines/${i}/accountCode` }), message: `line ${l.lineNo}: ${l.accountCode} is a header account; post to one of its detail accounts (${details.join(', ')})` }];
+    });
+    if (headers.length > 0) throw new AppError('header-account', headers.map((e) => e.message).join('; '), { errors: headers });
     return { replayed: false };
   }
 
@@ -171,7 +182,7 @@ export function createJournalEntries({ db, companies }: { db: Sequelize; compani
     try {
       // The posting's checks travel with the transaction's opening (one round trip).
       return await withTenant(db, scope.tenantId, async (tx, [context]) => {
-        if (checkPosting(postingContextOf(context!), prepared.lines).replayed) {
+        if (checkPosting(postingContextOf(context!), prepared.lines, prepared.reversalOf !== null).replayed) {
           return { entry: (await replayOf(tx, scope, requestId, prepared.hash))!, created: false };
         }
         await check(tx);
@@ -231,6 +242,7 @@ export function createJournalEntries({ db, companies }: { db: Sequelize; compani
         if (prepared.reversalOf) throw new AppError('entry-already-reversed', 'The entry was reversed by another request');
       }
       if (isPostgresError(err, 'P0C10')) throw new AppError('period-closed', 'The period of this date is closed or closing');
+      if (isPostgresError(err, 'P0C12')) throw new AppError('header-account', 'A line names a header account; post to one of its detail accounts');
       throw err;
     }
   }

@@ -1,7 +1,14 @@
 import type { Sequelize } from 'sequelize';
 import { Identity } from '../../db/models';
 import { withTenant } from '../../db/connection';
-import { createInvitation as insertInvitation, findInvitation, recordAcceptance, revokeInvitation as revokeRow, scrubAcceptance } from '../../db/repositories/organisation/invitations';
+import {
+  createInvitation as insertInvitation,
+  findInvitation,
+  findPendingInvitationFor,
+  recordAcceptance,
+  revokeInvitation as revokeRow,
+  scrubAcceptance,
+} from '../../db/repositories/organisation/invitations';
 import { tenantIdBySlug } from '../../db/repositories/organisation/workspaces';
 import { newOpaqueToken, sha256 } from '../../core/secrets';
 import { AppError } from '../../core/problems';
@@ -15,17 +22,24 @@ import {
 } from '../../contracts/identity';
 import { invitationMailWorkflowId, invitationWorkflowId } from '../../contracts/workflow-ids';
 import type { WorkflowClient } from '../workflow-client';
-import type { RequestLimits } from '../http/request-limits';
+import type { CredentialGuard, RequestLimits } from '../http/request-limits';
 import type { Principal, RequestContext } from '../http/context';
 import type { Schemas } from '../http/operation-handler';
 import { recordCallerEvent } from '../audit/caller-events';
-import { assertMayGrant } from './grants';
+import { grantsOf } from './grants';
 import { assertNewPassword, assertPasswordWithinBytes } from '../identity/password-rules';
 import { normaliseEmail } from '../identity/registration';
 import type { EmailChallengeResponse, SecondFactorService } from '../identity/second-factors';
 import type { SessionService, TokenPair } from '../identity/sessions';
 
 const INVITATION_TTL_SECONDS = 7 * 24 * 3600;
+
+/** One answer for a wrong password and for an address without an identity: it tells nobody which it was. */
+const notAuthenticated = () =>
+  new AppError(
+    'invalid-credentials',
+    'The password is not the current password of the invited address. If the address has no account yet, a link to join was mailed to it.',
+  );
 const NEW_IDENTITY_PASSWORD_MIN_CHARACTERS = 15;
 
 export interface InvitationDeps {
@@ -35,6 +49,7 @@ export interface InvitationDeps {
   sessions: SessionService;
   factors: SecondFactorService;
   limits: RequestLimits;
+  guard: CredentialGuard;
 }
 
 export type AcceptOutcome = { status: 200; body: TokenPair } | { status: 202; body: EmailChallengeResponse };
@@ -49,12 +64,16 @@ export function createInvitations(deps: InvitationDeps) {
     delivery: 'EMAIL' | 'MANUAL',
     ctx: RequestContext,
   ): Promise<Schemas['InvitationCreateResponse']> {
-    assertMayGrant(principal, body.roles);
     const scope = { tenantId: principal.tenantId };
     // MANUAL: this token is answered once. EMAIL: a placeholder nobody knows; the mail activity draws the real one.
     const token = newOpaqueToken();
     const email = normaliseEmail(body.email);
     const created = await withTenant(db, scope.tenantId, async (tx) => {
+      const grants = await grantsOf(tx, principal);
+      grants.assertMayGrant(body.roles);
+      // The new invitation supersedes the pending one: that is revoking it, under the same rule.
+      const pending = await findPendingInvitationFor(tx, scope, email);
+      if (pending) grants.assertMayManage(pending.roles, 'invitation');
       const invitation = await insertInvitation(tx, scope, {
         email,
         roles: body.roles as RoleCode[],
@@ -89,9 +108,26 @@ export function createInvitations(deps: InvitationDeps) {
     await withTenant(db, scope.tenantId, async (tx) => {
       const invitation = await findInvitation(tx, scope, { id: invitationId }, { lock: true });
       if (!invitation) throw new AppError('not-found', 'No invitation with this id in your workspace');
+      (await grantsOf(tx, principal)).assertMayManage(invitation.roles, 'invitation');
       if (!(await revokeRow(tx, scope, invitationId))) throw new AppError('conflict', 'The invitation is no longer pending');
       await recordCallerEvent(tx, principal, ctx, { action: 'users.invitation.revoked', subjectType: 'INVITATION', subjectId: invitationId, details: invitation.email });
     });
+  }
+
+  /**
+   * Starts the invitation mail for an invitation whose token was handed to the inviter: the address's
+   * reader joins from the mailed link. Once per invitation (the mail workflow's id is the invitation's).
+   */
+  async function mailJoinLink(tenantId: string, invitationId: string, ctx: RequestContext): Promise<void> {
+    const startId = await withTenant(db, tenantId, (tx) =>
+      deps.workflows.enqueue<InvitationMailWorkflow>(tx, INVITATION_MAIL_WORKFLOW, {
+        workflowId: invitationMailWorkflowId(invitationId),
+        args: [{ tenantId, invitationId, correlationId: ctx.correlationId }],
+        tenantId,
+        idReusePolicy: 'REJECT_DUPLICATE',
+      }),
+    );
+    await deps.workflows.dispatch({ id: startId });
   }
 
   async function acceptInvitation(body: Schemas['AcceptRequest'], ctx: RequestContext): Promise<AcceptOutcome> {
@@ -105,16 +141,31 @@ export function createInvitations(deps: InvitationDeps) {
     const invitation = await withTenant(db, tenantId, (tx) => findInvitation(tx, scope, { tokenHash: sha256(body.token) }));
     if (!invitation?.pending) throw new AppError('invitation-invalid');
 
+    // A wrong password here is a stranger's as often as the owner's: it counts against this address's
+    // failures for the email (the login protection), never against the identity's second-factor attempts.
+    const who = { email: invitation.email, ip: ctx.ipAddress };
+    await deps.guard.check(who);
     const identity = await Identity.findOne({ where: { email: invitation.email } });
     let passwordHash: string | null = null;
     if (identity) {
-      // The current password, never replaced; a wrong one uses up an attempt.
-      await deps.factors.checkFactor(identity.id, 'CURRENT_PASSWORD', async () => {
-        if (!(await deps.hasher.verify(body.password, identity.passwordHash))) throw new AppError('invalid-credentials');
-      });
-    } else {
+      // The current password, never replaced.
+      if (!(await deps.hasher.verify(body.password, identity.passwordHash, ctx.ipAddress))) {
+        await deps.guard.fail(who);
+        throw notAuthenticated();
+      }
+      await deps.guard.succeed(who);
+    } else if (invitation.mailboxProven) {
+      // The mailed token: its holder reads the mailbox, so a new identity may be created with this password.
       assertNewPassword(body.password, body.password, NEW_IDENTITY_PASSWORD_MIN_CHARACTERS);
-      passwordHash = await deps.hasher.hash(body.password);
+      passwordHash = await deps.hasher.hash(body.password, ctx.ipAddress);
+    } else {
+      // A token handed to the inviter proves nothing about the mailbox: no identity is created from it. The
+      // answer is the one a wrong password of an existing identity gets (same status, body and hash cost),
+      // and the address is mailed its own link, from which its reader joins.
+      await deps.hasher.verify(body.password, null, ctx.ipAddress);
+      await deps.guard.fail(who);
+      if (!invitation.mailedAt) await mailJoinLink(tenantId, invitation.id, ctx);
+      throw notAuthenticated();
     }
 
     const workflowId = invitationWorkflowId(invitation.id);
@@ -123,6 +174,7 @@ export function createInvitations(deps: InvitationDeps) {
         invitationId: invitation.id,
         existingIdentityId: identity?.id ?? null,
         passwordHash,
+        mailboxProven: invitation.mailboxProven,
         correlationId: ctx.correlationId,
         ipAddress: ctx.ipAddress,
       });

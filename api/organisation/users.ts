@@ -11,7 +11,7 @@ import {
 } from '../../db/repositories/organisation/users';
 import { AppError } from '../../core/problems';
 import type { RoleCode } from '../../core/roles';
-import { assertMayGrant } from './grants';
+import { grantsOf } from './grants';
 import type { Principal, RequestContext } from '../http/context';
 import type { Schemas } from '../http/operation-handler';
 import type { PageQuery } from '../http/pages';
@@ -57,8 +57,11 @@ export function createUsers(deps: { db: Sequelize }) {
     return withTenant(db, scope.tenantId, async (tx) => {
       const current = await findMember(tx, scope, membershipId, { lock: true });
       if (!current) throw new AppError('not-found', NO_MEMBER);
+      // Any change (role, status, names): only by someone holding every role the member holds.
+      const grants = await grantsOf(tx, principal);
+      grants.assertMayManage(current.roles, 'member');
       if (current.lockVersion !== body.lockVersion) throw new AppError('stale-version', 'The member changed since you read it; reload and retry');
-      assertMayGrant(principal, [body.role]);
+      grants.assertMayGrant([body.role]);
       const losesAdmin = current.roles.includes('ADMIN') && current.status === 'ACTIVE' && (body.role !== 'ADMIN' || body.status !== 'ACTIVE');
       if (losesAdmin && (await otherActiveAdmins(tx, scope, membershipId)) === 0) {
         throw new AppError('last-admin', 'This is the last active administrator: make someone else ADMIN first');
@@ -93,6 +96,7 @@ export function createUsers(deps: { db: Sequelize }) {
     await withTenant(db, scope.tenantId, async (tx) => {
       const current = await findMember(tx, scope, membershipId, { lock: true });
       if (!current) throw new AppError('not-found', NO_MEMBER);
+      (await grantsOf(tx, principal)).assertMayManage(current.roles, 'member');
       if (current.lockVersion !== body.lockVersion) throw new AppError('stale-version', 'The member changed since you read it; reload and retry');
       if (current.roles.includes('ADMIN') && current.status === 'ACTIVE' && (await otherActiveAdmins(tx, scope, membershipId)) === 0) {
         throw new AppError('last-admin', 'This is the last active administrator: make someone else ADMIN first');

@@ -3,13 +3,11 @@ import type { Sequelize } from 'sequelize';
 import type { OpenApiDocument } from '../../contracts/operations';
 import { pingDatabase } from '../../db/repositories/service/readiness';
 import { publicOperation, type HandlersOf } from '../http/operation-handler';
-import type { ApiMetrics } from '../http/metrics';
-import { AppError } from '../../core/problems';
 
-export type ServiceOperation = 'getHealth' | 'getReadiness' | 'getApiIndex' | 'getOpenApiDocument' | 'getMetrics';
+export type ServiceOperation = 'getHealth' | 'getReadiness' | 'getApiIndex' | 'getOpenApiDocument';
 
 /** The process itself: liveness, readiness of its dependencies, and the document it serves. */
-export function serviceHandlers(deps: { db: Sequelize; temporal: Client; doc: OpenApiDocument; metrics: ApiMetrics }): HandlersOf<ServiceOperation> {
+export function serviceHandlers(deps: { db: Sequelize; temporal: Client; doc: OpenApiDocument }): HandlersOf<ServiceOperation> {
   return {
     getHealth: publicOperation(() => ({ status: 200, body: { status: 'UP' } })),
 
@@ -34,11 +32,5 @@ export function serviceHandlers(deps: { db: Sequelize; temporal: Client; doc: Op
       return { status: 200, body: { name: info.title, version: info.version, documentation: '/docs', openapi: '/api/v1/openapi.json' } };
     }),
     getOpenApiDocument: publicOperation(() => ({ status: 200, body: deps.doc as never })),
-
-    /** For the operators' Prometheus, on the central host: a workspace's or the callback host never shows it. */
-    getMetrics: publicOperation(async ({ ctx }) => {
-      if (ctx.host.kind !== 'central') throw new AppError('not-found', 'No resource at GET /metrics');
-      return { status: 200, body: await deps.metrics.registry.metrics(), headers: { 'Content-Type': deps.metrics.registry.contentType } };
-    }),
   };
 }

@@ -10,17 +10,38 @@ import { locals } from '../middleware/request-context';
  * the document's operations. Each page exists on one kind of host only; elsewhere the path is the usual 404.
  */
 
-/** No inline script or style, nothing from another origin, no framing, no referrer (links carry tokens). */
-export const PAGE_HEADERS: Record<string, string> = {
-  'Content-Security-Policy':
-    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'none'; base-uri 'none'; frame-ancestors 'none'",
-  'Referrer-Policy': 'no-referrer',
-  'X-Content-Type-Options': 'nosniff',
-  'X-Frame-Options': 'DENY',
-  'Cross-Origin-Opener-Policy': 'same-origin',
+/** The pages' Content-Security-Policy, directive by directive. */
+const PAGE_CSP = {
+  'default-src': "'none'",
+  'script-src': "'self'",
+  'style-src': "'self'",
+  'img-src': "'self'",
+  'connect-src': "'self'",
+  'form-action': "'none'",
+  'base-uri': "'none'",
+  'frame-ancestors': "'none'",
 };
 
-function staticDir(): string {
+/**
+ * No inline script or style, nothing from another origin, no framing, no referrer (links carry tokens).
+ * `relax` replaces single directives of the policy for a page that cannot do without (only /docs does).
+ */
+export function pageHeaders(relax: Partial<Record<keyof typeof PAGE_CSP, string>> = {}): Record<string, string> {
+  return {
+    'Content-Security-Policy': Object.entries({ ...PAGE_CSP, ...relax })
+      .map(([directive, sources]) => `${directive} ${sources}`)
+      .join('; '),
+    'Referrer-Policy': 'no-referrer',
+    'X-Content-Type-Options': 'nosniff',
+    'X-Frame-Options': 'DENY',
+    'Cross-Origin-Opener-Policy': 'same-origin',
+  };
+}
+
+export const PAGE_HEADERS = pageHeaders();
+
+/** The pages' files (HTML, scripts, style sheet). */
+export function staticDir(): string {
   // From the sources (api/web) and from the build (dist/api/web), the files stay in the sources.
   const candidates = [path.join(__dirname, 'static'), path.join(__dirname, '..', '..', '..', 'api', 'web', 'static')];
   const found = candidates.find((dir) => existsSync(path.join(dir, 'tenant.html')));
@@ -35,14 +56,20 @@ export function webRoutes(options: { publicUrl: string; baseDomain: string }): R
   const workspaceOrigin = `${origin.protocol}//{slug}.${options.baseDomain}${origin.port ? `:${origin.port}` : ''}`;
   const page = (file: string) =>
     readFileSync(path.join(dir, file), 'utf8').replace('{{WORKSPACE_ORIGIN}}', workspaceOrigin.replace(/[&"<>]/g, (c) => `&#${c.charCodeAt(0)};`));
-  const pages = { central: new Map([['/register', page('register.html')]]), tenant: page('tenant.html') };
+  const pages = {
+    central: new Map([
+      ['/register', page('register.html')],
+      ['/reset-password', page('reset-password.html')],
+    ]),
+    tenant: page('tenant.html'),
+  };
   const tenantPaths = new Set(['/login', '/console', '/invitations/accept']);
 
   const send = (res: Response, html: string) => {
     res.set({ ...PAGE_HEADERS, 'Cache-Control': 'no-store' }).type('html').send(html);
   };
   const router = Router({ caseSensitive: true, strict: true });
-  router.get(['/register', '/login', '/console', '/invitations/accept', '/'], (req: Request, res: Response, next: NextFunction) => {
+  router.get(['/register', '/reset-password', '/login', '/console', '/invitations/accept', '/'], (req: Request, res: Response, next: NextFunction) => {
     const host = locals(res).ctx.host;
     if (host.kind === 'central' && pages.central.has(req.path)) return send(res, pages.central.get(req.path)!);
     if (host.kind === 'tenant' && req.path === '/') return res.redirect(302, '/console');

@@ -17,6 +17,9 @@ import * as mailDelivery from './2026.11.23T15.00.00.mail-delivery';
 import * as housekeeping from './2026.11.23T16.00.00.housekeeping';
 import * as principalPlanCache from './2026.11.23T17.00.00.principal-plan-cache';
 import * as chartPagePlanCache from './2026.11.23T18.00.00.chart-page-plan-cache';
+import * as invitationMailboxProof from './2026.11.24T07.00.00.invitation-mailbox-proof';
+import * as passwordReset from './2026.11.24T08.00.00.password-reset';
+import * as headerAccounts from './2026.11.24T14.00.00.header-accounts';
 
 export type { MigrationContext };
 
@@ -45,4 +48,7 @@ export const MIGRATIONS: Array<{ name: string; module: MigrationModule }> = [
   { name: '2026.11.23T16.00.00.housekeeping', module: housekeeping },
   { name: '2026.11.23T17.00.00.principal-plan-cache', module: principalPlanCache },
   { name: '2026.11.23T18.00.00.chart-page-plan-cache', module: chartPagePlanCache },
+  { name: '2026.11.24T07.00.00.invitation-mailbox-proof', module: invitationMailboxProof },
+  { name: '2026.11.24T08.00.00.password-reset', module: passwordReset },
+  { name: '2026.11.24T14.00.00.header-accounts', module: headerAccounts },
 ];

@@ -15,7 +15,8 @@ export class Identity extends Model<InferAttributes<Identity>, InferCreationAttr
 export class RegistrationProof extends Model<InferAttributes<RegistrationProof>, InferCreationAttributes<RegistrationProof>> {
   declare id: string;
   declare email: string;
-  declare purpose: CreationOptional<'REGISTRATION'>;
+  /** REGISTRATION (a link to register) or PASSWORD_RESET (a link to set a new password). */
+  declare purpose: CreationOptional<'REGISTRATION' | 'PASSWORD_RESET'>;
   declare tokenHash: Buffer;
   declare createdAt: CreationOptional<Date>;
   declare expiresAt: Date;

@@ -42,6 +42,17 @@ export function proofFrom(mail: DevMail): string {
   return match[1];
 }
 
+/**
+ * Waits for the invitation mail to `email` (the `count`th mail to it) and reads its `invitation=<token>`:
+ * the token that proves the mailbox, with which a person without an identity joins.
+ */
+export async function mailedInvitationToken(stack: TestStack, email: string, count = 1): Promise<string> {
+  const mail = await waitForMail(stack, email, count);
+  const token = mail.map((m) => /invitation=([A-Za-z0-9_-]{43})/.exec(m.text)?.[1]).find((t) => t !== undefined);
+  if (!token) throw new Error(`no invitation link in the mail to ${email}`);
+  return token;
+}
+
 /** POST magic-link/request and read the proof from the newest mail. */
 export async function requestProof(stack: TestStack, email: string): Promise<string> {
   const before = (await readMail(stack, email)).length;

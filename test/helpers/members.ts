@@ -55,3 +55,16 @@ export async function addMember(
 export async function archiveCompany(stack: TestStack, legalEntityId: string): Promise<void> {
   await stack.admin.query('UPDATE legal_entities SET archived_at = now() WHERE id = :legalEntityId', { replacements: { legalEntityId } });
 }
+
+/**
+ * Gives `roleCode` in the workspace extra permissions, as an edited set (PUT /roles/{id}/permissions would
+ * leave it so: no longer the defaults). Members log in after this to carry them.
+ */
+export async function grantPermissions(stack: TestStack, tenantId: string, roleCode: string, permissions: string[]): Promise<void> {
+  await stack.admin.query(
+    `INSERT INTO role_permissions (tenant_id, role_id, permission) SELECT tenant_id, id, unnest(ARRAY[:permissions]::text[]) FROM roles WHERE tenant_id = :tenantId AND code = :roleCode
+       ON CONFLICT DO NOTHING;
+     UPDATE roles SET default_permissions = false WHERE tenant_id = :tenantId AND code = :roleCode`,
+    { replacements: { tenantId, roleCode, permissions } },
+  );
+}

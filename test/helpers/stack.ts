@@ -5,6 +5,7 @@ import { NativeConnection, Runtime, DefaultLogger, type Worker } from '@temporal
 import type { Express } from 'express';
 import type { Sequelize } from 'sequelize';
 import { createApp, type AppDeps } from '../../api/app';
+import { createApiMetrics, type ApiMetrics } from '../../api/http/metrics';
 import { loadOpenApiDocument, type OpenApiDocument } from '../../contracts/operations';
 import { databaseName, loadConfig, type Config } from '../../core/config';
 import { createLogger } from '../../core/logger';
@@ -19,8 +20,9 @@ const BUNDLE_PATH = path.join(__dirname, '..', '.tmp', 'workflow-bundle.js');
 let runtimeInstalled = false;
 
 /**
- * Every test file's requests come from 127.0.0.1, so per-IP request limits are lifted by default; the
- * request-limit tests set them back (an empty value means the default) and send their own client IPs.
+ * Every test file's requests come from 127.0.0.1, so per-IP request limits, the failed credentials per IP
+ * and day, and the password hashes one address may hold are lifted by default; the tests of those limits
+ * set them back (an empty value means the default) and send their own client IPs.
  */
 const PER_IP_UNLIMITED: Record<string, string> = {
   RATE_LIMIT_LOGIN_PER_IP: '1000000/1',
@@ -29,11 +31,16 @@ const PER_IP_UNLIMITED: Record<string, string> = {
   RATE_LIMIT_EMAIL_CHALLENGE_PER_IP: '1000000/1',
   RATE_LIMIT_INVITATION_ACCEPT_PER_IP: '1000000/1',
   RATE_LIMIT_EMAIL_VALIDATION_PER_IP: '1000000/1',
+  RATE_LIMIT_PASSWORD_RESET_PER_IP: '1000000/1',
+  CREDENTIAL_FAILURES_PER_IP_PER_DAY: '1000000',
+  PASSWORD_HASH_PER_CLIENT: '1000',
 };
 
 export interface TestStack {
   config: Config;
   app: Express;
+  /** The app's metrics, which api/server.ts serves on the metrics listener (`metricsApp`). */
+  metrics: ApiMetrics;
   db: Sequelize;
   /** A superuser connection to the test database: for arranging states and reading around row-level security. */
   admin: Sequelize;
@@ -109,6 +116,7 @@ export async function startTestStack(
   const temporal = new Client({ connection, namespace: config.temporal.namespace });
   // Every stack runs a start relay too, as every worker does (ticking fast, so tests need not wait).
   const relay = startRelay({ db, client: temporal, logger, taskQueue, intervalMs: options.relayIntervalMs ?? 250 });
+  const metrics = createApiMetrics(db);
   const app = createApp({
     config,
     db,
@@ -117,11 +125,13 @@ export async function startTestStack(
     mailer,
     doc,
     taskQueue,
+    metrics,
   });
 
   return {
     config,
     app,
+    metrics,
     db,
     admin,
     owner,

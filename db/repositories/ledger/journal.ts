@@ -181,16 +181,25 @@ export interface PostingContext {
   company: { archived: boolean } | null;
   replayed: boolean;
   knownCodes: Set<string>;
+  /** Header accounts among the codes (group accounts of the global chart with accounts under them), each with those accounts. */
+  headerDetails: Map<string, string[]>;
   subaccountParents: Map<string, string>;
 }
 
 /**
  * Everything a posting checks before it writes, in one round trip: the company, whether the requestId was
- * used, which of the codes the company's chart has, and the parents of the named subaccounts. The company
- * row is held FOR KEY SHARE until commit: an archive (FOR UPDATE) waits for the posting, and a posting
- * that waited for an archive sees it; other company updates (onboarding) do not block postings.
+ * used, which of the codes the company's chart has, which of them are header accounts (and their detail
+ * accounts), and the parents of the named subaccounts. The company row is held FOR KEY SHARE until commit:
+ * an archive (FOR UPDATE) waits for the posting, and a posting that waited for an archive sees it; other
+ * company updates (onboarding) do not block postings.
  */
-type PostingContextRow = { archived: boolean | null; replayed: boolean; codes: string[] | null; subaccounts: Array<{ id: string; parent: string }> | null };
+type PostingContextRow = {
+  archived: boolean | null;
+  replayed: boolean;
+  codes: string[] | null;
+  headers: Record<string, string[]> | null;
+  subaccounts: Array<{ id: string; parent: string }> | null;
+};
 
 /** The company, the requestId and the chart of a posting as one statement (read it with postingContextOf). */
 export function postingContextStatement(scope: LedgerScope, input: { requestId: string; codes: string[]; subaccountIds: string[] }): Statement {
@@ -202,6 +211,9 @@ export function postingContextStatement(scope: LedgerScope, input: { requestId: 
                UNION
                SELECT code FROM company_accounts
                 WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId AND custom AND code = ANY(ARRAY[:codes]::text[])) known) AS codes,
+            (SELECT json_object_agg(parent_code, details) FROM (
+               SELECT parent_code, array_agg(code ORDER BY code) AS details FROM global_accounts
+                WHERE parent_code = ANY(ARRAY[:codes]::text[]) GROUP BY parent_code) header) AS headers,
             (SELECT json_agg(json_build_object('id', id, 'parent', parent_code)) FROM company_subaccounts
               WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId AND id = ANY(CAST(:subaccountIds AS uuid[]))) AS subaccounts`,
     replacements: { ...scope, ...input, subaccountIds: `{${input.subaccountIds.join(',')}}` },
@@ -214,6 +226,7 @@ export function postingContextOf(rows: Record<string, unknown>[]): PostingContex
     company: row.archived === null ? null : { archived: row.archived },
     replayed: row.replayed,
     knownCodes: new Set(row.codes ?? []),
+    headerDetails: new Map(Object.entries(row.headers ?? {})),
     subaccountParents: new Map((row.subaccounts ?? []).map((s) => [s.id, s.parent])),
   };
 }

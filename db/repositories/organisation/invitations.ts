@@ -17,6 +17,8 @@ export interface InvitationRow {
   pending: boolean;
   consumedByAcceptance: string | null;
   acceptedMembershipId: string | null;
+  /** Found by the token the invitation mail carried: its holder reads the invitee's mailbox. */
+  mailboxProven: boolean;
 }
 
 const COLUMNS = `id, email, roles, delivery, expires_at AS "expiresAt", mailed_at AS "mailedAt",
@@ -46,12 +48,27 @@ export async function createInvitation(
   return { id, expiresAt: new Date(row!.expires_at) };
 }
 
+/** By id, or by either of its tokens: the one answered to the inviter (MANUAL) or the one mailed. */
 export async function findInvitation(tx: Db, scope: Scope, by: { id: string } | { tokenHash: Buffer }, options: { lock?: boolean } = {}): Promise<InvitationRow | null> {
-  const where = 'id' in by ? 'id = :id' : 'token_hash = :tokenHash';
+  const [where, proven] =
+    'id' in by ? ['id = :id', 'false'] : ['(token_hash = :tokenHash OR mailed_token_hash = :tokenHash)', 'mailed_token_hash IS NOT DISTINCT FROM :tokenHash'];
   const [row] = await selectRows<InvitationRow>(
     tx,
-    `SELECT ${COLUMNS} FROM membership_invitations WHERE tenant_id = :tenantId AND ${where} ${options.lock ? 'FOR UPDATE' : ''}`,
+    `SELECT ${COLUMNS}, ${proven} AS "mailboxProven" FROM membership_invitations
+      WHERE tenant_id = :tenantId AND ${where} ${options.lock ? 'FOR UPDATE' : ''}`,
     { ...scope, ...by },
+  );
+  return row ?? null;
+}
+
+/** The invitation a new one for `email` would supersede (pending and unexpired), locked; null when none. */
+export async function findPendingInvitationFor(tx: Db, scope: Scope, email: string): Promise<InvitationRow | null> {
+  const [row] = await selectRows<InvitationRow>(
+    tx,
+    `SELECT ${COLUMNS} FROM membership_invitations
+      WHERE tenant_id = :tenantId AND email = :email AND consumed_at IS NULL AND revoked_at IS NULL AND superseded_at IS NULL AND expires_at > now()
+      FOR UPDATE`,
+    { ...scope, email },
   );
   return row ?? null;
 }
@@ -68,11 +85,11 @@ export async function revokeInvitation(tx: Db, scope: Scope, invitationId: strin
   return rows.length === 1;
 }
 
-/** Replaces the token of an invitation not mailed yet (the mail activity draws the token it mails). */
-export async function setUnmailedToken(tx: Db, scope: Scope, input: { invitationId: string; tokenHash: Buffer }): Promise<boolean> {
+/** Sets the mailed token of an invitation not mailed yet (the mail activity draws the token it mails). */
+export async function setMailedToken(tx: Db, scope: Scope, input: { invitationId: string; tokenHash: Buffer }): Promise<boolean> {
   const rows = await selectRows<{ id: string }>(
     tx,
-    `UPDATE membership_invitations SET token_hash = :tokenHash WHERE tenant_id = :tenantId AND id = :invitationId AND mailed_at IS NULL RETURNING id`,
+    `UPDATE membership_invitations SET mailed_token_hash = :tokenHash WHERE tenant_id = :tenantId AND id = :invitationId AND mailed_at IS NULL RETURNING id`,
     { ...scope, ...input },
   );
   return rows.length === 1;
@@ -96,18 +113,26 @@ export interface AcceptanceRow {
   existingIdentityId: string | null;
   passwordHash: string | null;
   ipAddress: string | null;
+  mailboxProven: boolean;
 }
 
 export async function recordAcceptance(
   tx: Db,
   scope: Scope,
-  input: { invitationId: string; existingIdentityId: string | null; passwordHash: string | null; correlationId: string; ipAddress: string | null },
+  input: {
+    invitationId: string;
+    existingIdentityId: string | null;
+    passwordHash: string | null;
+    mailboxProven: boolean;
+    correlationId: string;
+    ipAddress: string | null;
+  },
 ): Promise<string> {
   const id = randomUUID();
   await execute(
     tx,
-    `INSERT INTO invitation_acceptances (tenant_id, id, invitation_id, existing_identity_id, password_hash, correlation_id, ip_address)
-     VALUES (:tenantId, :id, :invitationId, :existingIdentityId, :passwordHash, :correlationId, :ipAddress)`,
+    `INSERT INTO invitation_acceptances (tenant_id, id, invitation_id, existing_identity_id, password_hash, mailbox_proven, correlation_id, ip_address)
+     VALUES (:tenantId, :id, :invitationId, :existingIdentityId, :passwordHash, :mailboxProven, :correlationId, :ipAddress)`,
     { ...scope, id, ...input },
   );
   return id;
@@ -116,7 +141,8 @@ export async function recordAcceptance(
 export async function findAcceptance(tx: Db, scope: Scope, acceptanceId: string): Promise<AcceptanceRow | null> {
   const [row] = await selectRows<AcceptanceRow>(
     tx,
-    `SELECT invitation_id AS "invitationId", existing_identity_id AS "existingIdentityId", password_hash AS "passwordHash", ip_address AS "ipAddress"
+    `SELECT invitation_id AS "invitationId", existing_identity_id AS "existingIdentityId", password_hash AS "passwordHash",
+            ip_address AS "ipAddress", mailbox_proven AS "mailboxProven"
        FROM invitation_acceptances WHERE tenant_id = :tenantId AND id = :acceptanceId`,
     { ...scope, acceptanceId },
   );

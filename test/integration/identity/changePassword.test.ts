@@ -61,6 +61,18 @@ describe('changePassword: PUT /api/v1/me/password', () => {
     await loginAs(user.email, user.password).expect(200);
   });
 
+  test('when the new password is a common one, in any letter case, then 400 password-too-common naming newPassword and nothing changes', async () => {
+    const user = await registerWorkspace(stack);
+    for (const common of ['Administrator', 'QWERTY123456', '1qaz2wsx3edc4rfv']) {
+      const res = await change(user, { currentPassword: user.password, newPassword: common, confirmPassword: common }).expect(400);
+      expect(res.body).toMatchObject({ type: '/problems/password-too-common', errors: [{ path: '/body/newPassword', message: 'is a commonly used password' }] });
+      expect(JSON.stringify(res.body)).not.toContain(common);
+      await loginAs(user.email, common).expect(401);
+    }
+    await loginAs(user.email, user.password).expect(200);
+    await api(stack).get('/api/v1/me').set(...bearer(user.accessToken)).expect(200);
+  });
+
   test('"12..72": twelve characters is enough', async () => {
     const user = await registerWorkspace(stack);
     await change(user, { currentPassword: user.password, newPassword: 'twelve chars', confirmPassword: 'twelve chars' }).expect(204);

@@ -1,7 +1,9 @@
 import request from 'supertest';
 import { QueryTypes } from 'sequelize';
 import { createApp } from '../../../api/app';
+import { createApiMetrics, metricsApp, type ApiMetrics } from '../../../api/http/metrics';
 import { createHashGate } from '../../../core/hash-gate';
+import { createPasswordHasher } from '../../../core/passwords';
 import { anotherApp, startTestStack, type TestStack } from '../../helpers/stack';
 import { registerWorkspace, type Registered } from '../../helpers/clients';
 
@@ -12,10 +14,12 @@ let stack: TestStack;
 let user: Registered;
 const gate = createHashGate({ concurrency: 1, maxWaitMs: 0 });
 let gated: ReturnType<typeof createApp>;
+let gatedMetrics: ApiMetrics;
 beforeAll(async () => {
   stack = await startTestStack();
   user = await registerWorkspace(stack);
-  gated = anotherApp(stack, { hashGate: gate });
+  gatedMetrics = createApiMetrics(stack.db);
+  gated = anotherApp(stack, { hashGate: gate, metrics: gatedMetrics });
 });
 afterAll(async () => {
   await stack.stop();
@@ -59,7 +63,7 @@ describe('bounded password hashing', () => {
     } finally {
       await release();
     }
-    const metrics = await request(gated).get('/metrics').expect(200);
+    const metrics = await request(metricsApp(gatedMetrics)).get('/metrics').expect(200);
     expect(metrics.text).toMatch(/^password_hash_refusals_total 1$/m);
     expect(metrics.text).toMatch(/^password_hashes_running 0$/m);
 
@@ -83,5 +87,30 @@ describe('bounded password hashing', () => {
       await release();
     }
     await request(gated).post('/api/v1/auth/login').set('Host', host).send({ email: user.email, password: user.password }).expect(200);
+  });
+
+  test('when thirty wrong logins arrive at once from one address, then that address holds at most its share and a real login from elsewhere is served', async () => {
+    // Unknown emails are checked against a dummy hash at the configured cost (2^16 here: a fraction of a
+    // second each), so thirty in line would take far longer than the two seconds a hash may wait.
+    const shared = createHashGate({ concurrency: 1, maxWaitMs: 2000, perClient: 2 });
+    const config = { ...stack.config, trustProxy: ['loopback'], passwords: { ...stack.config.passwords, scryptLogN: 16 } };
+    const app = anotherApp(stack, { config, hashGate: shared, hasher: createPasswordHasher(16, shared) });
+    const flood = Array.from({ length: 30 }, (_, i) =>
+      request(app).post('/api/v1/auth/login').set('X-Forwarded-For', '198.51.100.200').send({ email: `nobody-${i}@example.com`, password: 'a wrong password here' }),
+    );
+    let settled = 0;
+    const started = flood.map((r) => r.then((res) => ((settled += 1), res)));
+    // Every flood request has been answered or holds a place at the gate before the real login comes.
+    for (const deadline = Date.now() + 20_000; settled + shared.running + shared.waiting < 30; ) {
+      if (Date.now() > deadline) throw new Error('the flood did not reach the gate');
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    const real = await request(app).post('/api/v1/auth/login').set('X-Forwarded-For', '203.0.113.200').send({ email: user.email, password: user.password });
+    expect(real.status).toBe(200);
+    const answers = await Promise.all(started);
+    const statuses = answers.map((a) => a.status);
+    expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(4);
+    expect(statuses.filter((s) => s === 429).length).toBeGreaterThanOrEqual(26);
+    for (const a of answers.filter((x) => x.status === 429)) expect(a.body.type).toBe('/problems/too-many-requests');
   });
 });

@@ -135,6 +135,20 @@ describe('register: POST /api/v1/auth/register (registrationWorkflow)', () => {
       await api(stack).post('/api/v1/auth/register').send({ token, email, password: PASSWORD, confirmPassword: PASSWORD }).expect(201);
     });
 
+    test.each([
+      ['a common password of 15 characters', 'qwertyuiop12345'],
+      ['a common password of 16 characters in another letter case', 'PasswordPassword'],
+      ['a common password read backwards', [...'1qaz2wsx3edc4rfv'].reverse().join('')],
+    ])('when the password is %s, then 400 password-too-common naming the field, nothing is created and the proof stays usable', async (_name, password) => {
+      const email = uniqueEmail();
+      const token = await requestProof(stack, email);
+      const res = await api(stack).post('/api/v1/auth/register').send({ token, email, password, confirmPassword: password }).expect(400);
+      expect(res.body).toMatchObject({ type: '/problems/password-too-common', status: 400, errors: [{ path: '/body/password', message: 'is a commonly used password' }] });
+      expect(JSON.stringify(res.body)).not.toContain(password);
+      expect(await count('SELECT count(*) AS n FROM identities WHERE email = :email', { email })).toBe(0);
+      await api(stack).post('/api/v1/auth/register').send({ token, email, password: PASSWORD, confirmPassword: PASSWORD }).expect(201);
+    });
+
     test('when the password is 15 multi-byte characters within 72 bytes, then it is accepted', async () => {
       const password = 'пароль-пароль-1'; // 15 characters, 27 bytes
       const registered = await registerWorkspace(stack, { password });

@@ -4,7 +4,7 @@ import { QueryTypes } from 'sequelize';
 import { createApp } from '../../../api/app';
 import { createPasswordHasher, type PasswordHasher } from '../../../core/passwords';
 import { anotherApp, startTestStack, type TestStack } from '../../helpers/stack';
-import { api, bearer, registerWorkspace, uniqueEmail } from '../../helpers/clients';
+import { api, bearer, registerWorkspace, requestProof, uniqueEmail } from '../../helpers/clients';
 import { enableEmailFactor } from '../../helpers/second-factors';
 
 // The limits here are the configured defaults (an empty value means the default); every test sends its
@@ -19,6 +19,7 @@ beforeAll(async () => {
     RATE_LIMIT_REGISTER_PER_IP: '',
     RATE_LIMIT_MAGIC_LINK_PER_IP: '',
     RATE_LIMIT_EMAIL_CHALLENGE_PER_IP: '',
+    RATE_LIMIT_PASSWORD_RESET_PER_IP: '',
   });
   const real = createPasswordHasher(stack.config.passwords.scryptLogN);
   const counting: PasswordHasher = {
@@ -45,7 +46,7 @@ function expectLimited(res: request.Response): void {
   expect(res.body.retryAfter).toBe(Number(res.headers['retry-after']));
 }
 
-describe('request-rate limits (per client IP and per target email, in PostgreSQL)', () => {
+describe('request-rate limits (per client IP, and per email from one client IP) and failed credentials, in PostgreSQL', () => {
   test('login: 100 requests per IP in five minutes; the 101st is 429 before any password is hashed, and another IP is unaffected', async () => {
     const ip = clientIp();
     for (let i = 0; i < 100; i++) {
@@ -59,22 +60,77 @@ describe('request-rate limits (per client IP and per target email, in PostgreSQL
     await request(counted).post('/api/v1/auth/login').set('X-Forwarded-For', clientIp()).send({ email: uniqueEmail('nobody'), password: 'some password here' }).expect(401);
   });
 
-  test('login: 30 requests per target email in five minutes, whatever the IPs; the owner of another email is unaffected', async () => {
+  test('login: strangers\' wrong passwords for an email, from other addresses, never lock its owner out', async () => {
     const user = await registerWorkspace(stack);
-    for (let i = 0; i < 30; i++) {
+    for (let i = 0; i < 40; i++) {
       await request(stack.app).post('/api/v1/auth/login').set('X-Forwarded-For', clientIp()).send({ email: user.email, password: 'a wrong password here' }).expect(401);
     }
-    expectLimited(await request(stack.app).post('/api/v1/auth/login').set('X-Forwarded-For', clientIp()).send({ email: user.email.toUpperCase(), password: user.password }));
-    const other = await registerWorkspace(stack);
-    await request(stack.app).post('/api/v1/auth/login').set('X-Forwarded-For', clientIp()).send({ email: other.email, password: other.password }).expect(200);
+    await request(stack.app).post('/api/v1/auth/login').set('X-Forwarded-For', clientIp()).send({ email: user.email.toUpperCase(), password: user.password }).expect(200);
   });
 
-  test('magic links: five per email per hour', async () => {
-    const email = uniqueEmail();
-    for (let i = 0; i < 5; i++) {
-      await request(stack.app).post('/api/v1/auth/magic-link/request').set('X-Forwarded-For', clientIp()).send({ email }).expect(202);
+  test('login: ten failures in a row for one email from one address block that pair (429, no hash); the right password from another address still works', async () => {
+    const user = await registerWorkspace(stack);
+    const guesser = clientIp();
+    for (let i = 0; i < 11; i++) {
+      await request(counted).post('/api/v1/auth/login').set('X-Forwarded-For', guesser).send({ email: user.email, password: `wrong guess ${i}` }).expect(401);
     }
-    expectLimited(await request(stack.app).post('/api/v1/auth/magic-link/request').set('X-Forwarded-For', clientIp()).send({ email }));
+    const hashed = hashes;
+    const limited = await request(counted).post('/api/v1/auth/login').set('X-Forwarded-For', guesser).send({ email: user.email, password: user.password });
+    expectLimited(limited);
+    expect(Number(limited.headers['retry-after'])).toBeLessThanOrEqual(3600);
+    expect(hashes).toBe(hashed);
+    await request(counted).post('/api/v1/auth/login').set('X-Forwarded-For', clientIp()).send({ email: user.email, password: user.password }).expect(200);
+  });
+
+  test('login: a success resets the failures in a row', async () => {
+    const user = await registerWorkspace(stack);
+    const ip = clientIp();
+    const attempt = (password: string) => request(stack.app).post('/api/v1/auth/login').set('X-Forwarded-For', ip).send({ email: user.email, password });
+    for (let i = 0; i < 9; i++) await attempt(`wrong guess ${i}`).expect(401);
+    await attempt(user.password).expect(200);
+    for (let i = 0; i < 10; i++) await attempt(`wrong guess ${i}`).expect(401);
+    await attempt(user.password).expect(200);
+  });
+
+  test('login: failures per address per day are bounded across emails', async () => {
+    const strict = anotherApp(stack, { config: { ...stack.config, credentialFailures: { perEmailAndIp: 1000, blockSeconds: 3600, perIpPerDay: 3 } } });
+    const ip = clientIp();
+    for (let i = 0; i < 4; i++) {
+      await request(strict).post('/api/v1/auth/login').set('X-Forwarded-For', ip).send({ email: uniqueEmail('nobody'), password: 'some password here' }).expect(401);
+    }
+    const limited = await request(strict).post('/api/v1/auth/login').set('X-Forwarded-For', ip).send({ email: uniqueEmail('nobody'), password: 'some password here' });
+    expectLimited(limited);
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(3600);
+    await request(strict).post('/api/v1/auth/login').set('X-Forwarded-For', clientIp()).send({ email: uniqueEmail('nobody'), password: 'some password here' }).expect(401);
+  });
+
+  test('magic links: five per email per hour from one address; the owner elsewhere still gets a link', async () => {
+    const email = uniqueEmail();
+    const ip = clientIp();
+    for (let i = 0; i < 5; i++) {
+      await request(stack.app).post('/api/v1/auth/magic-link/request').set('X-Forwarded-For', ip).send({ email }).expect(202);
+    }
+    expectLimited(await request(stack.app).post('/api/v1/auth/magic-link/request').set('X-Forwarded-For', ip).send({ email }));
+    await request(stack.app).post('/api/v1/auth/magic-link/request').set('X-Forwarded-For', clientIp()).send({ email }).expect(202);
+  });
+
+  test('password reset links: five per email per hour from one address; the owner elsewhere still gets a link', async () => {
+    const email = uniqueEmail();
+    const ip = clientIp();
+    for (let i = 0; i < 5; i++) {
+      await request(stack.app).post('/api/v1/auth/password-reset/request').set('X-Forwarded-For', ip).send({ email }).expect(202);
+    }
+    expectLimited(await request(stack.app).post('/api/v1/auth/password-reset/request').set('X-Forwarded-For', ip).send({ email }));
+    await request(stack.app).post('/api/v1/auth/password-reset/request').set('X-Forwarded-For', clientIp()).send({ email }).expect(202);
+  });
+
+  test('registration: strangers\' invalid proofs for an email, from other addresses, never stop its owner registering', async () => {
+    const email = uniqueEmail('owner');
+    const body = () => ({ token: randomUUID().replace(/-/g, '').padEnd(43, 'x'), email, password: 'a long enough password', confirmPassword: 'a long enough password' });
+    for (let i = 0; i < 15; i++) await request(stack.app).post('/api/v1/auth/register').set('X-Forwarded-For', clientIp()).send(body()).expect(400);
+    const proof = await requestProof(stack, email);
+    await request(stack.app).post('/api/v1/auth/register').set('X-Forwarded-For', clientIp())
+      .send({ token: proof, email, password: 'a long enough password', confirmPassword: 'a long enough password' }).expect(201);
   });
 
   test('registration: 20 per IP in ten minutes, requests with invalid proofs included', async () => {

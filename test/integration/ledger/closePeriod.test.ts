@@ -76,6 +76,38 @@ describe('reverseJournalEntry: POST /api/v1/ledger/{legalEntityId}/entries/{entr
     expect(res.body.type).toBe('/problems/period-closed');
     await ledger.reverse(original.body.id, { requestId: randomUUID(), entryDate: '2025-06-01', reason: 'in the next period' }).expect(201);
   });
+
+  test('when the entry has a line on a header account written before that rule, then its reversal is 400 header-account and nothing is posted; the journal, the trial balance and a close still read it', async () => {
+    const { user, ledger } = await company();
+    await ledger.post(simpleEntry('2025-07-01', '10')).expect(201);
+    // An entry from before the rule, arranged by hand with the rule's trigger off in this transaction only.
+    const [legacy] = await stack.admin.transaction(async (tx) => {
+      await stack.admin.query('ALTER TABLE journal_lines DISABLE TRIGGER journal_lines_detail_account', { transaction: tx });
+      const rows = await stack.admin.query<{ id: string }>(
+        `WITH e AS (INSERT INTO journal_entries (tenant_id, id, legal_entity_id, number, entry_date, description, request_id, request_hash, total_debit, total_credit, line_count, correlation_id)
+                     VALUES (:t, gen_random_uuid(), :le, 1000, '2025-07-02', 'on a header', gen_random_uuid(), 'x', 7, 7, 2, gen_random_uuid()) RETURNING id),
+              l AS (INSERT INTO journal_lines (tenant_id, entry_id, line_no, legal_entity_id, entry_date, account_code, debit, credit)
+                    SELECT :t, e.id, n, :le, '2025-07-02', CASE n WHEN 1 THEN '5100' ELSE '9010' END, CASE n WHEN 1 THEN 7 ELSE 0 END, CASE n WHEN 1 THEN 0 ELSE 7 END
+                      FROM e, generate_series(1, 2) n)
+         SELECT id FROM e`,
+        { replacements: { t: user.me.tenantId, le: user.me.company.id }, transaction: tx, type: QueryTypes.SELECT },
+      );
+      await stack.admin.query('ALTER TABLE journal_lines ENABLE TRIGGER journal_lines_detail_account', { transaction: tx });
+      return rows;
+    });
+    const reversal = await ledger.reverse(legacy!.id, { requestId: randomUUID(), entryDate: '2025-07-03', reason: 'wrong account' }).expect(400);
+    expect(reversal.body).toMatchObject({ type: '/problems/header-account', errors: [{ message: 'line 1: 5100 is a header account; post to one of its detail accounts (5110)' }] });
+    expect(reversal.body.errors[0].path).toBeUndefined();
+    const journal = await ledger.list().expect(200);
+    expect(journal.body.items.map((e: { number: number; reversedBy: string | null }) => [e.number, e.reversedBy])).toEqual([[1, null], [1000, null]]);
+    expect(journal.body.items[1].lines.map((l: { accountCode: string }) => l.accountCode)).toEqual(['5100', '9010']);
+    const tb = await ledger.trialBalance('2025-07-31').expect(200);
+    expect(tb.body.lines.map((l: { code: string; balance: string }) => [l.code, l.balance])).toEqual([['5100', '7.00'], ['5110', '10.00'], ['9010', '17.00']]);
+    const close = await ledger.close('2025-07-31').expect(202);
+    const done = await waitForClose(ledger, close.body.id);
+    expect(done.status).toBe('COMPLETED');
+    expect(done.balances.map((b: { accountCode: string }) => b.accountCode)).toEqual(['5100', '5110', '9010']);
+  });
 });
 
 describe('getTrialBalance: GET /api/v1/ledger/{legalEntityId}/trial-balance', () => {

@@ -2,6 +2,7 @@ import { QueryTypes } from 'sequelize';
 import { startTestStack, type TestStack } from '../../helpers/stack';
 import { api, bearer, registerWorkspace, type Registered } from '../../helpers/clients';
 import { entryBody, ledgerApi, simpleEntry } from '../../helpers/ledger';
+import { NAS21_CHART_OF_ACCOUNTS } from '../../../db/seeds/2026.11.21T08.00.00.nas21-chart-of-accounts';
 
 let stack: TestStack;
 let alice: Registered;
@@ -177,6 +178,110 @@ describe('postJournalEntry: totals beyond the stored precision', () => {
     const credits = Array.from({ length: 100 }, () => ({ accountCode: '9010', credit: '9999999999999999.99' }));
     const res = await ledger.post(entryBody('2025-03-04', [...debits, ...credits])).expect(201);
     expect(res.body.totalDebit).toBe('999999999999999999.00');
+  });
+});
+
+// NAS 21 numbering: a group account ends in 00 (5100) and its accounts share its first two digits (5110).
+const groupOf = (code: string) => `${code.slice(0, 2)}00`;
+const NAS21_GROUPS = NAS21_CHART_OF_ACCOUNTS.filter((a) => groupOf(a.code) === a.code).map((a) => a.code);
+const NAS21_DETAILS = NAS21_CHART_OF_ACCOUNTS.filter((a) => groupOf(a.code) !== a.code).map((a) => a.code);
+
+describe('postJournalEntry: header accounts', () => {
+  test('when lines name header accounts (5100 over 5110, 9000 over 9010), then 400 header-account naming each line and account, and nothing is posted', async () => {
+    const before = (await ledger.list().expect(200)).body.totalElements;
+    const body = entryBody('2025-01-20', [
+      { accountCode: '5110', debit: '10' },
+      { accountCode: '5100', debit: '5' },
+      { accountCode: '9000', credit: '15' },
+    ]);
+    const res = await ledger.post(body).expect(400);
+    expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
+    expect(res.body).toMatchObject({ type: '/problems/header-account', status: 400 });
+    expect(res.body.errors).toEqual([
+      { path: '/body/lines/1/accountCode', message: 'line 2: 5100 is a header account; post to one of its detail accounts (5110)' },
+      { path: '/body/lines/2/accountCode', message: 'line 3: 9000 is a header account; post to one of its detail accounts (9010, 9020, 9030, 9040, 9050)' },
+    ]);
+    expect(res.body.detail).toContain('5100');
+    expect((await ledger.list().expect(200)).body.totalElements).toBe(before);
+    // The same entry on the detail accounts posts.
+    const detail = entryBody('2025-01-20', [{ accountCode: '5110', debit: '10' }, { accountCode: '5110', debit: '5' }, { accountCode: '9010', credit: '15' }]);
+    const posted = await ledger.post(detail).expect(201);
+    expect(posted.body.lines.map((l: { accountCode: string }) => l.accountCode)).toEqual(['5110', '5110', '9010']);
+  });
+
+  test('when an entry names every NAS 21 group, then 400 with one error per line; every one of its detail accounts posts', async () => {
+    expect([NAS21_GROUPS.length, NAS21_DETAILS.length]).toEqual([74, 247]);
+    const bob = await registerWorkspace(stack);
+    const l = ledgerApi(stack, bob);
+    const onGroups = await l.post(entryBody('2025-01-21', [...NAS21_GROUPS.map((code) => ({ accountCode: code, debit: '1' })), { accountCode: '9010', credit: '74' }])).expect(400);
+    expect(onGroups.body.type).toBe('/problems/header-account');
+    expect(onGroups.body.errors.map((e: { path: string }) => e.path)).toEqual(NAS21_GROUPS.map((_, i) => `/body/lines/${i}/accountCode`));
+    expect((await l.list().expect(200)).body.totalElements).toBe(0);
+    const onDetails = await l.post(entryBody('2025-01-21', [...NAS21_DETAILS.map((code) => ({ accountCode: code, debit: '1' })), { accountCode: '9010', credit: '247' }])).expect(201);
+    expect(onDetails.body.lines).toHaveLength(248);
+    const tb = await l.trialBalance('2025-01-31').expect(200);
+    expect(tb.body.lines.map((line: { code: string }) => line.code)).toEqual(NAS21_DETAILS);
+  });
+
+  test('when a line names an unknown account and another a header, then 400 unknown-account first', async () => {
+    const res = await ledger.post(entryBody('2025-01-22', [{ accountCode: '5111', debit: '1' }, { accountCode: '5100', debit: '1' }, { accountCode: '9010', credit: '2' }])).expect(400);
+    expect(res.body.type).toBe('/problems/unknown-account');
+    expect(res.body.errors).toEqual([{ path: '/body/lines/0/accountCode', message: "no account 5111 in this company's chart" }]);
+  });
+
+  test('when the company has custom accounts and subaccounts, then they are detail accounts and make no account a header', async () => {
+    const carol = await registerWorkspace(stack);
+    const l = ledgerApi(stack, carol);
+    const settings = `/api/v1/accounting-settings/${carol.me.company.id}`;
+    const custom = (code: string) =>
+      api(stack).post(`${settings}/accounts`).set(...bearer(carol.accessToken)).send({ code, name: `Custom ${code}`, type: 'ASSET', enabled: true }).expect(201);
+    // 5160 is numbered within the group 5100; 3300 and 3310 look like a group and its account, but are the company's own.
+    await custom('5160');
+    await custom('3300');
+    await custom('3310');
+    const sub = await api(stack).post(`${settings}/accounts/5110/subaccounts`).set(...bearer(carol.accessToken)).send({ code: 'NBU', name: 'National Bank', enabled: true }).expect(201);
+    const res = await l
+      .post(entryBody('2025-01-23', [
+        { accountCode: '5160', debit: '1' },
+        { accountCode: '3300', debit: '2' },
+        { accountCode: '3310', debit: '3' },
+        { accountCode: '5110', debit: '4' },
+        { accountCode: '5110', subaccountId: sub.body.id, debit: '5' },
+        { accountCode: '9010', credit: '15' },
+      ]))
+      .expect(201);
+    expect(res.body.totalDebit).toBe('15.00');
+    // 5100 stays a header with only its global account under it.
+    const header = await l.post(simpleEntry('2025-01-23', '1', '5100')).expect(400);
+    expect(header.body.errors).toEqual([{ path: '/body/lines/0/accountCode', message: 'line 1: 5100 is a header account; post to one of its detail accounts (5110)' }]);
+  });
+});
+
+describe('header accounts in the database itself', () => {
+  test('a journal line on a header account is refused for every role (superuser, owner, application), written by hand', async () => {
+    const dave = await registerWorkspace(stack);
+    const l = ledgerApi(stack, dave);
+    await l.post(simpleEntry('2025-01-24', '1')).expect(201);
+    const write = (db: typeof stack.admin, number: number, account: string) =>
+      db.transaction(async (tx) => {
+        const replacements = { t: dave.me.tenantId, le: dave.me.company.id, number, account };
+        await db.query(`SELECT set_config('app.tenant_id', :t, true)`, { replacements, transaction: tx });
+        await db.query(
+          `WITH e AS (INSERT INTO journal_entries (tenant_id, id, legal_entity_id, number, entry_date, description, request_id, request_hash, total_debit, total_credit, line_count, correlation_id)
+                       VALUES (:t, gen_random_uuid(), :le, :number, '2025-01-24', 'by hand', gen_random_uuid(), 'x', 5, 5, 2, gen_random_uuid()) RETURNING id)
+           INSERT INTO journal_lines (tenant_id, entry_id, line_no, legal_entity_id, entry_date, account_code, debit, credit)
+           SELECT :t, e.id, n, :le, '2025-01-24', CASE n WHEN 1 THEN :account ELSE '9010' END, CASE n WHEN 1 THEN 5 ELSE 0 END, CASE n WHEN 1 THEN 0 ELSE 5 END
+             FROM e, generate_series(1, 2) n`,
+          { replacements, transaction: tx },
+        );
+      });
+    for (const db of [stack.admin, stack.owner, stack.db]) {
+      await expect(write(db, 1000, '5100')).rejects.toThrow(/5100 is a header account/);
+      await expect(write(db, 1000, '0100')).rejects.toThrow(/0100 is a header account/);
+    }
+    // The same statement on a detail account commits, so the refusal is the header rule's.
+    await write(stack.admin, 1000, '5110');
+    expect((await l.list().expect(200)).body.totalElements).toBe(2);
   });
 });
 

@@ -1,5 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import jwt from 'jsonwebtoken';
+import { CLOCK_SKEW_SECONDS } from '../../../core/access-tokens';
 import { startTestStack, type TestStack } from '../../helpers/stack';
 import { api, bearer, registerWorkspace, type Registered } from '../../helpers/clients';
 
@@ -49,6 +50,8 @@ describe('bearer authentication (interface.md §5)', () => {
     ['a wrong issuer', () => forge({ payload: { iss: 'someone-else' } })],
     ['a wrong audience', () => forge({ payload: { aud: 'other-api' } })],
     ['an expired token', () => forge({ payload: { exp: Math.floor(Date.now() / 1000) - 10 } })],
+    ['an iat ten minutes ahead of the clock', () => forge({ payload: { iat: Math.floor(Date.now() / 1000) + 600, exp: Math.floor(Date.now() / 1000) + 660 } })],
+    ['an nbf ten minutes ahead of the clock', () => forge({ payload: { nbf: Math.floor(Date.now() / 1000) + 600 } })],
     ['RS256 (algorithm confusion)', () => forge({ secret: privateKey, algorithm: 'RS256' })],
     ['a tenant_id that is not the session tenant', () => forge({ payload: { tenant_id: bob.me.tenantId } })],
   ])('when the request has %s, then 401 with an empty body', async (_name, token) => {
@@ -57,6 +60,11 @@ describe('bearer authentication (interface.md §5)', () => {
     if (t) req.set(...bearer(t));
     const res = await req.expect(401);
     expect(res.text).toBe('');
+  });
+
+  test('when iat is ahead of the clock by less than the clock skew, then the token is accepted', async () => {
+    const iat = Math.floor(Date.now() / 1000) + CLOCK_SKEW_SECONDS - 5;
+    await api(stack).get('/api/v1/me').set(...bearer(forge({ payload: { iat, exp: iat + 60 } }))).expect(200);
   });
 
   test('Basic credentials are not a bearer token: 401', async () => {

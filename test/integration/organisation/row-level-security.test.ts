@@ -1,6 +1,6 @@
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { startTestStack, type TestStack } from '../../helpers/stack';
-import { api, bearer, registerWorkspace, waitForMail, type Registered } from '../../helpers/clients';
+import { api, bearer, mailedInvitationToken, registerWorkspace, waitForMail, type Registered } from '../../helpers/clients';
 import { until } from '../../helpers/worker-process';
 import { withTenant } from '../../../db/connection';
 import { ledgerApi, simpleEntry, waitForClose } from '../../helpers/ledger';
@@ -25,11 +25,11 @@ beforeAll(async () => {
   await ledger.post(simpleEntry('2025-01-15', '10.00')).expect(201);
   const close = await ledger.close('2025-01-31').expect(202);
   expect((await waitForClose(ledger, close.body.id)).status).toBe('COMPLETED');
-  // And an accepted invitation (an invitation row and its acceptance row).
-  const invited = await api(stack).post('/api/v1/membership-invitations?delivery=MANUAL').set(...bearer(a.accessToken))
-    .send({ email: `rls-${a.me.tenantId.slice(0, 8)}@example.com`, roles: ['VIEWER'] }).expect(201);
+  // And an accepted invitation (an invitation row and its acceptance row), joined from its mail.
+  const invitee = `rls-${a.me.tenantId.slice(0, 8)}@example.com`;
+  await api(stack).post('/api/v1/membership-invitations?delivery=EMAIL').set(...bearer(a.accessToken)).send({ email: invitee, roles: ['VIEWER'] }).expect(201);
   await api(stack).post('/api/v1/auth/membership-invitations/accept').set('Host', `${a.me.company.slug}.${stack.config.baseDomain}`)
-    .send({ token: invited.body.token, password: 'a long enough new password' }).expect(200);
+    .send({ token: await mailedInvitationToken(stack, invitee), password: 'a long enough new password' }).expect(200);
   await api(stack).post('/api/v1/notifications/devices').set(...bearer(a.accessToken)).send({ token: `rls-device-${a.me.tenantId}` }).expect(201);
   await api(stack).post('/api/v1/notifications/messages').set(...bearer(a.accessToken))
     .send({ recipientMembershipId: a.me.membershipId, requestId: a.me.tenantId, title: 'RLS', body: 'Row-level security' }).expect(202);

@@ -1,7 +1,7 @@
 import { QueryTypes } from 'sequelize';
 import { startTestStack, type TestStack } from '../../helpers/stack';
 import { api, bearer, registerWorkspace, type Registered } from '../../helpers/clients';
-import { addMember } from '../../helpers/members';
+import { addMember, grantPermissions } from '../../helpers/members';
 
 let stack: TestStack;
 beforeAll(async () => {
@@ -132,6 +132,48 @@ describe('updateUser: PUT /api/v1/users/{userId}', () => {
     await putUser(manager.accessToken, member.membershipId, { displayName: 'x', role: 'MANAGER', status: 'ACTIVE', lockVersion: 0 }).expect(200);
   });
 
+  test('when a MANAGER allowed to edit members demotes, suspends, renames or re-addresses an ADMIN, then 403 role-not-held, nothing changes and nothing is audited; an EMPLOYEE it still edits', async () => {
+    const admin = await registerWorkspace(stack);
+    await grantPermissions(stack, admin.me.tenantId, 'MANAGER', ['updateUser']);
+    const manager = await addMember(stack, admin.me.tenantId, ['MANAGER']);
+    // A second ADMIN, so that "the last admin" is not what stops the manager.
+    const other = await addMember(stack, admin.me.tenantId, ['ADMIN'], { displayName: 'Other Admin' });
+    const before = (await getUser(admin.accessToken, other.membershipId).expect(200)).body;
+    const same = { displayName: 'Other Admin', role: 'ADMIN', status: 'ACTIVE', lockVersion: 0 };
+    for (const change of [{ role: 'EMPLOYEE' }, { status: 'SUSPENDED' }, { displayName: 'Renamed' }, { contactEmail: 'elsewhere@example.com' }]) {
+      const refused = await putUser(manager.accessToken, other.membershipId, { ...same, ...change }).expect(403);
+      expect(refused.body).toMatchObject({ type: '/problems/role-not-held', role: 'ADMIN' });
+    }
+    // The registering ADMIN (the manager could at most have suspended it, the other admin staying) is out of reach too.
+    await putUser(manager.accessToken, admin.me.membershipId, { displayName: 'x', role: 'ADMIN', status: 'SUSPENDED', lockVersion: 0 }).expect(403);
+    expect((await getUser(admin.accessToken, other.membershipId).expect(200)).body).toEqual(before);
+    expect(await auditActions(admin.me.tenantId, other.membershipId)).toEqual([]);
+    expect(await auditActions(admin.me.tenantId, admin.me.membershipId)).toEqual([]);
+    await api(stack).get('/api/v1/me').set(...bearer(other.accessToken)).expect(200);
+
+    const employee = await addMember(stack, admin.me.tenantId, ['EMPLOYEE']);
+    const edited = await putUser(manager.accessToken, employee.membershipId, { displayName: 'Renamed', role: 'EMPLOYEE', status: 'SUSPENDED', lockVersion: 0 }).expect(200);
+    expect(edited.body).toMatchObject({ displayName: 'Renamed', roles: ['EMPLOYEE'], status: 'SUSPENDED' });
+    // An ADMIN still changes everyone, another ADMIN included.
+    await putUser(admin.accessToken, other.membershipId, { displayName: 'Renamed', role: 'ACCOUNTANT', status: 'SUSPENDED', lockVersion: 0 }).expect(200);
+  });
+
+  test('a role counts as held when the caller is in it or has every permission it has now: a MANAGER edits an EMPLOYEE, not an ACCOUNTANT, and no longer an EMPLOYEE once EMPLOYEE can do what MANAGER cannot', async () => {
+    const admin = await registerWorkspace(stack);
+    await grantPermissions(stack, admin.me.tenantId, 'MANAGER', ['updateUser']);
+    const manager = await addMember(stack, admin.me.tenantId, ['MANAGER']);
+    const accountant = await addMember(stack, admin.me.tenantId, ['ACCOUNTANT']);
+    const employee = await addMember(stack, admin.me.tenantId, ['EMPLOYEE']);
+    const refused = await putUser(manager.accessToken, accountant.membershipId, { displayName: 'x', role: 'ACCOUNTANT', status: 'ACTIVE', lockVersion: 0 }).expect(403);
+    expect(refused.body).toMatchObject({ type: '/problems/role-not-held', role: 'ACCOUNTANT' });
+    // MANAGER's permissions include every one of EMPLOYEE's: it may give EMPLOYEE, and edit its holders.
+    await putUser(manager.accessToken, employee.membershipId, { displayName: 'Renamed once', role: 'EMPLOYEE', status: 'ACTIVE', lockVersion: 0 }).expect(200);
+    await grantPermissions(stack, admin.me.tenantId, 'EMPLOYEE', ['postJournalEntry']);
+    const now = await putUser(manager.accessToken, employee.membershipId, { displayName: 'Renamed twice', role: 'EMPLOYEE', status: 'ACTIVE', lockVersion: 1 }).expect(403);
+    expect(now.body).toMatchObject({ type: '/problems/role-not-held', role: 'EMPLOYEE' });
+    expect((await getUser(admin.accessToken, employee.membershipId).expect(200)).body).toMatchObject({ displayName: 'Renamed once', lockVersion: 1 });
+  });
+
   test('"suspending ends its sessions at once": the still-valid access token is 401, the refresh token is refused, reactivation revives neither', async () => {
     const admin = await registerWorkspace(stack);
     const member = await addMember(stack, admin.me.tenantId, ['EMPLOYEE']);
@@ -161,6 +203,27 @@ describe('removeUser: DELETE /api/v1/users/{userId}', () => {
     await getUser(admin.accessToken, member.membershipId).expect(404);
     expect((await users(admin.accessToken).expect(200)).body.items.map((u: { id: string }) => u.id)).toEqual([admin.me.membershipId]);
     expect((await auditActions(admin.me.tenantId, member.membershipId)).map((e) => e.action)).toEqual(['users.member.removed']);
+  });
+
+  test('when a MANAGER allowed to remove members removes an ADMIN, then 403 role-not-held: the membership and its sessions stay, nothing is audited; an EMPLOYEE it still removes', async () => {
+    const admin = await registerWorkspace(stack);
+    await grantPermissions(stack, admin.me.tenantId, 'MANAGER', ['removeUser']);
+    const manager = await addMember(stack, admin.me.tenantId, ['MANAGER']);
+    const other = await addMember(stack, admin.me.tenantId, ['ADMIN']);
+    for (const target of [other.membershipId, admin.me.membershipId]) {
+      const refused = await removeUser(manager.accessToken, target, 0).expect(403);
+      expect(refused.body).toMatchObject({ type: '/problems/role-not-held', role: 'ADMIN' });
+      expect((await getUser(admin.accessToken, target).expect(200)).body).toMatchObject({ roles: ['ADMIN'], status: 'ACTIVE', lockVersion: 0 });
+      expect(await auditActions(admin.me.tenantId, target)).toEqual([]);
+    }
+    await api(stack).get('/api/v1/me').set(...bearer(other.accessToken)).expect(200);
+    await api(stack).post('/api/v1/auth/refresh').send({ refreshToken: other.refreshToken }).expect(200);
+
+    const employee = await addMember(stack, admin.me.tenantId, ['EMPLOYEE']);
+    await removeUser(manager.accessToken, employee.membershipId, 0).expect(204);
+    await getUser(admin.accessToken, employee.membershipId).expect(404);
+    // An ADMIN still removes another ADMIN.
+    await removeUser(admin.accessToken, other.membershipId, 0).expect(204);
   });
 
   test('roles without the permission are refused with 403, whatever the target', async () => {

@@ -2,10 +2,11 @@ import { Client as PgClient } from 'pg';
 import { QueryTypes } from 'sequelize';
 import type { ChildProcess } from 'node:child_process';
 import { adminUrlOf, startTestStack, type TestStack } from '../../helpers/stack';
-import { api, bearer, registerWorkspace, uniqueEmail, type Registered } from '../../helpers/clients';
+import { api, bearer, mailedInvitationToken, registerWorkspace, uniqueEmail, type Registered } from '../../helpers/clients';
 import { ledgerApi, simpleEntry, waitForClose } from '../../helpers/ledger';
 import { startWorkerProcess, until } from '../../helpers/worker-process';
 import { snapshotLockKey } from '../../../db/repositories/ledger/period-closes';
+import { invitationMailWorkflowId } from '../../../contracts/workflow-ids';
 
 // A worker killed with SIGKILL in the middle of an activity: another worker finishes the work, with the
 // same result as an undisturbed run and no duplicate rows. "In the middle" is made certain, not hoped
@@ -110,8 +111,11 @@ test('invitation accept: SIGKILL while the acceptance waits on the invitation; a
   const admin = await registerWorkspace(stack);
   const email = uniqueEmail('killed-accept');
   const host = `${admin.me.company.slug}.${stack.config.baseDomain}`;
-  const invited = await api(stack).post('/api/v1/membership-invitations?delivery=MANUAL').set(...bearer(admin.accessToken))
+  const invited = await api(stack).post('/api/v1/membership-invitations?delivery=EMAIL').set(...bearer(admin.accessToken))
     .send({ email, roles: ['ACCOUNTANT'] }).expect(201);
+  // The new person joins from the mail. Its workflow locks the invitation row too: it has ended before the test takes the lock.
+  const token = await mailedInvitationToken(stack, email);
+  await stack.temporal.workflow.getHandle(invitationMailWorkflowId(invited.body.invitationId)).result();
 
   const holder = await lockHolder();
   try {
@@ -119,7 +123,7 @@ test('invitation accept: SIGKILL while the acceptance waits on the invitation; a
     // FOR NO KEY UPDATE: the request's acceptance row (a foreign key, FOR KEY SHARE) passes; the activity's FOR UPDATE waits.
     await holder.query('SELECT 1 FROM membership_invitations WHERE id = $1 FOR NO KEY UPDATE', [invited.body.invitationId]);
     const accepting = api(stack).post('/api/v1/auth/membership-invitations/accept').set('Host', host)
-      .send({ token: invited.body.token, password: 'a long enough new password' }).then((res) => res);
+      .send({ token, password: 'a long enough new password' }).then((res) => res);
     await waitingOn(/membership_invitations/, 'the acceptance to wait on the held invitation row');
     await kill(worker);
     await holder.query('ROLLBACK');

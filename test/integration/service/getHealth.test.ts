@@ -31,8 +31,10 @@ describe('getHealth, getReadiness and getOpenApiDocument: health, readiness and 
     expect(page.headers['content-type']).toMatch(/text\/html/);
     expect(page.text).toContain('swagger-ui');
     await api(stack).get('/docs/swagger-ui-bundle.js').expect(200);
+    // The page names the document; its script (no inline script) hands that address to Swagger UI.
+    expect(page.text).toContain('data-document="/api/v1/openapi.json"');
     const init = await api(stack).get('/docs/init.js').expect(200);
-    expect(init.text).toContain('/api/v1/openapi.json');
+    expect(init.text).toContain('url: root.dataset.document');
   });
 
   test('every response carries the service\'s own correlation id; a client\'s is echoed beside it, never adopted', async () => {

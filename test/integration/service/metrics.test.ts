@@ -1,3 +1,5 @@
+import request from 'supertest';
+import { metricsApp } from '../../../api/http/metrics';
 import { startTestStack, type TestStack } from '../../helpers/stack';
 import { api, bearer, registerWorkspace, type Registered } from '../../helpers/clients';
 import { startWorkerProcess, until } from '../../helpers/worker-process';
@@ -12,8 +14,9 @@ afterAll(async () => {
   await stack.stop();
 });
 
+/** What the metrics listener (its own port, see server.test.ts) serves for this stack's app. */
 const metrics = async () => {
-  const res = await api(stack).get('/metrics').expect(200);
+  const res = await request(metricsApp(stack.metrics)).get('/metrics').expect(200);
   expect(res.headers['content-type']).toMatch(/^text\/plain; version=0\.0\.4/);
   return res.text;
 };
@@ -23,7 +26,7 @@ const sample = (text: string, prefix: string): number | null => {
   return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : null;
 };
 
-describe('GET /metrics (Prometheus)', () => {
+describe('GET /metrics on the metrics listener (Prometheus)', () => {
   test('request durations by operation id and status count what was served', async () => {
     const before = sample(await metrics(), 'http_request_duration_seconds_count{operation="getCurrentUser",method="GET",status="200"}') ?? 0;
     for (let i = 0; i < 3; i++) await api(stack).get('/api/v1/me').set(...bearer(user.accessToken)).expect(200);
@@ -48,21 +51,34 @@ describe('GET /metrics (Prometheus)', () => {
   });
 
   test('rate-limit rejections by action', async () => {
-    const before = sample(await metrics(), 'rate_limit_rejections_total{action="login"}') ?? 0;
-    // 30 logins per email in five minutes: the 31st is refused before any password is checked.
+    const counted = (text: string) => ['login', 'credentials'].map((action) => sample(text, `rate_limit_rejections_total{action="${action}"}`) ?? 0);
+    const [loginBefore, credentialsBefore] = counted(await metrics());
+    // Ten failed logins in a row from one address for one email: the next one blocks the pair, and from
+    // then on every login is refused before any password is checked (counted as "credentials").
     let refused = 0;
     for (let i = 0; i < 32; i++) {
       const res = await api(stack).post('/api/v1/auth/login').send({ email: user.email, password: 'not the password at all' });
       if (res.status === 429) refused++;
     }
     expect(refused).toBeGreaterThanOrEqual(1);
-    expect(sample(await metrics(), 'rate_limit_rejections_total{action="login"}')).toBe(before + refused);
+    const [loginAfter, credentialsAfter] = counted(await metrics());
+    expect(loginAfter! - loginBefore! + (credentialsAfter! - credentialsBefore!)).toBe(refused);
+    expect(credentialsAfter! - credentialsBefore!).toBeGreaterThanOrEqual(1);
   });
 
-  test('not on a workspace\'s host nor on the callback host (404)', async () => {
-    for (const host of [`${user.me.company.slug}.${stack.config.baseDomain}`, `callbacks.${stack.config.baseDomain}`]) {
+  test('when /metrics is asked on the API\'s port, then it is the usual 404 problem on every host', async () => {
+    for (const host of [stack.config.baseDomain, `${user.me.company.slug}.${stack.config.baseDomain}`, `callbacks.${stack.config.baseDomain}`]) {
       const res = await api(stack).get('/metrics').set('Host', host).expect(404);
+      expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
       expect(res.body.type).toBe('/problems/not-found');
+      expect(res.text).not.toContain('http_request_duration_seconds');
+    }
+  });
+
+  test('when anything but GET /metrics is asked on the metrics listener, then it is 404 and shows no metric', async () => {
+    for (const path of ['/', '/metrics/', '/Metrics', '/api/v1', '/healthz']) {
+      const res = await request(metricsApp(stack.metrics)).get(path).expect(404);
+      expect(res.text).not.toContain('http_request_duration_seconds');
     }
   });
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { QueryTypes } from 'sequelize';
 import { startTestStack, type TestStack } from '../../helpers/stack';
-import { api, bearer, readMail, registerWorkspace, uniqueEmail, waitForMail, type Registered } from '../../helpers/clients';
+import { api, bearer, mailedInvitationToken, proofFrom, readMail, registerWorkspace, uniqueEmail, waitForMail, type Registered } from '../../helpers/clients';
 import { codeFrom, enableEmailFactor, isCodeMail, enableTotp, mailCount, nextCode, totpCode } from '../../helpers/second-factors';
 import { until } from '../../helpers/worker-process';
 
@@ -92,17 +92,34 @@ describe('secret scan of everything a run leaves behind', () => {
       .send({ currentPassword: admin.password, newPassword, confirmPassword: newPassword });
     expect([204, 403]).toContain(changed.status);
 
-    // Invitations: mailed and manual, accepted with a new password.
+    // Invitations: mailed and manual. The manual token of an address without an identity is refused and
+    // mails the address its own link, which the new person accepts with a new password.
     const mailedTo = uniqueEmail('scan-mailed');
     await api(stack).post('/api/v1/membership-invitations?delivery=EMAIL').set(...bearer(loggedIn.body.accessToken)).send({ email: mailedTo, roles: ['VIEWER'] }).expect(201);
-    keep('invitation token', /invitation=([A-Za-z0-9_-]{43})/.exec((await waitForMail(stack, mailedTo))[0]!.text)![1]);
+    keep('invitation token', await mailedInvitationToken(stack, mailedTo));
+    const invitee = uniqueEmail('scan-manual');
     const manual = await api(stack).post('/api/v1/membership-invitations?delivery=MANUAL').set(...bearer(loggedIn.body.accessToken))
-      .send({ email: uniqueEmail('scan-manual'), roles: ['VIEWER'] }).expect(201);
+      .send({ email: invitee, roles: ['VIEWER'] }).expect(201);
     keep('invitation token', manual.body.token);
     const inviteePassword = `invitee password ${randomUUID()}`;
     keep('password', inviteePassword);
-    const accepted = await api(stack).post('/api/v1/auth/membership-invitations/accept').set('Host', host).send({ token: manual.body.token, password: inviteePassword }).expect(200);
+    const accept = (token: string) => api(stack).post('/api/v1/auth/membership-invitations/accept').set('Host', host).send({ token, password: inviteePassword });
+    await accept(manual.body.token).expect(401);
+    const joinToken = await mailedInvitationToken(stack, invitee);
+    keep('invitation token (mailed join link)', joinToken);
+    const accepted = await accept(joinToken).expect(200);
     keep('refresh token', accepted.body.refreshToken);
+
+    // A password reset by the mailed link, with the authenticator as its second factor.
+    const resetMails = (await readMail(stack, second.email)).length;
+    await api(stack).post('/api/v1/auth/password-reset/request').send({ email: second.email }).expect(202);
+    const resetToken = proofFrom((await waitForMail(stack, second.email, resetMails + 1))[0]!);
+    keep('password reset token', resetToken);
+    const resetPassword = `a reset password ${randomUUID()}`;
+    keep('new password', resetPassword);
+    const resetBody = { token: resetToken, email: second.email, newPassword: resetPassword, confirmPassword: resetPassword };
+    await api(stack).post('/api/v1/auth/password-reset').send(resetBody).expect(202);
+    await api(stack).post('/api/v1/auth/password-reset').send({ ...resetBody, recoveryCode: totp.recoveryCodes[1] }).expect(204);
 
     // A device token and a push to it; a provider callback with its shared token.
     const deviceToken = `scan-device-${randomUUID()}`;
@@ -131,6 +148,7 @@ describe('secret scan of everything a run leaves behind', () => {
     const tokenHashes = await stack.admin.query<{ h: Buffer }>(
       `SELECT token_hash AS h FROM refresh_tokens WHERE tenant_id IN (:tenants)
        UNION ALL SELECT token_hash FROM membership_invitations WHERE tenant_id = :tenant
+       UNION ALL SELECT mailed_token_hash FROM membership_invitations WHERE tenant_id = :tenant AND mailed_token_hash IS NOT NULL
        UNION ALL SELECT token_hash FROM registration_proofs WHERE email IN (:emails)`,
       { replacements: { tenants: [tenant, second.me.tenantId], tenant, emails }, type: QueryTypes.SELECT },
     );

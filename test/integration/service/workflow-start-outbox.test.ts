@@ -5,7 +5,7 @@ import { QueryTypes } from 'sequelize';
 import { createApp } from '../../../api/app';
 import { invitationWorkflowId, periodCloseWorkflowId, pushWorkflowId, registrationWorkflowId } from '../../../contracts/workflow-ids';
 import { anotherApp, startTestStack, type TestStack } from '../../helpers/stack';
-import { api, bearer, PASSWORD, proofFrom, readMail, registerWorkspace, requestProof, uniqueEmail, waitForMail, type Registered } from '../../helpers/clients';
+import { api, bearer, mailedInvitationToken, PASSWORD, proofFrom, readMail, registerWorkspace, requestProof, uniqueEmail, waitForMail, type Registered } from '../../helpers/clients';
 import { ledgerApi, simpleEntry, waitForClose } from '../../helpers/ledger';
 import { enableEmailFactor, mailCount, nextCode } from '../../helpers/second-factors';
 
@@ -167,10 +167,11 @@ describe('no request leaves work that nothing will finish (workflow-start outbox
     const admin = await registerWorkspace(stack);
     const email = uniqueEmail('accepted-while-down');
     const host = `${admin.me.company.slug}.${stack.config.baseDomain}`;
-    const created = await api(stack).post('/api/v1/membership-invitations?delivery=MANUAL').set(...bearer(admin.accessToken))
+    const created = await api(stack).post('/api/v1/membership-invitations?delivery=EMAIL').set(...bearer(admin.accessToken))
       .send({ email, roles: ['ACCOUNTANT'] }).expect(201);
+    const token = await mailedInvitationToken(stack, email);
     const res = await request(down).post('/api/v1/auth/membership-invitations/accept').set('Host', host)
-      .send({ token: created.body.token, password: 'a long enough new password' }).expect(503);
+      .send({ token, password: 'a long enough new password' }).expect(503);
     expect(res.body.type).toBe('/problems/operation-pending');
     await api(stack).post('/api/v1/auth/login').set('Host', host).send({ email, password: 'a long enough new password' }).expect(401);
     await relayTick();

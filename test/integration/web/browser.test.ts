@@ -207,6 +207,37 @@ describe('web pages in a real browser', () => {
     expect(problemsOf(page)).toEqual([]);
   });
 
+  test('a forgotten password: the login page mails a link, whose page sets a new one with the authenticator code', async () => {
+    const user = await registerWorkspace(stack);
+    const { secret } = await enableTotp(stack, user);
+    const before = (await readMail(stack, user.email)).length;
+    const page = await newPage();
+    await page.goto(workspaceUrl(user.me.company.slug, '/login'));
+    await page.fill('input[name=email]', user.email);
+    await page.click('#forgot');
+    await page.locator('#alert', { hasText: 'a link to choose a new password is on its way' }).waitFor();
+    const [mail] = await waitForMail(stack, user.email, before + 1);
+    const link = /(http:\/\/\S+\/reset-password\?\S+)/.exec(mail!.text)![1]!;
+    expect(link.startsWith(`http://localhost:${port}/reset-password?token=`)).toBe(true);
+    await page.goto(link);
+    expect(await page.inputValue('input[name=email]')).toBe(user.email);
+    expect(new URL(page.url()).search).toBe(''); // the token left the address bar
+    const newPassword = 'a brand new password of mine';
+    await page.fill('input[name=newPassword]', newPassword);
+    await page.fill('input[name=confirmPassword]', newPassword);
+    await page.click('button[type=submit]');
+    await page.waitForSelector('#factor:not([hidden])');
+    await shot(page, '17-reset-password-factor');
+    await page.fill('input[name=code]', totpCode(secret, 1));
+    await page.click('button[type=submit]');
+    await page.waitForSelector('#done:not([hidden])');
+    expect(await page.isHidden('#reset')).toBe(true);
+    await shot(page, '18-reset-password-done');
+    expect(problemsOf(page)).toEqual([]);
+    await api(stack).post('/api/v1/auth/login').send({ email: user.email, password: user.password }).expect(401);
+    await api(stack).post('/api/v1/auth/login').send({ email: user.email, password: newPassword }).expect(202);
+  });
+
   test('log in with an emailed code, and with an authenticator code', async () => {
     const byEmail = await registerWorkspace(stack);
     await enableEmailFactor(stack, byEmail);

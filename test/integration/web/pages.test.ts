@@ -28,6 +28,18 @@ describe('web pages: served on their host only, with a strict Content-Security-P
     expect(page.text).toContain(`content="${origin.protocol}//{slug}.${stack.config.baseDomain}${origin.port ? `:${origin.port}` : ''}"`);
   });
 
+  test('GET /reset-password on the central host is the password reset page, with the same headers', async () => {
+    const page = await api(stack).get('/reset-password?token=x').expect(200);
+    expect(page.headers['content-type']).toMatch(/text\/html/);
+    expect(page.headers['content-security-policy']).toBe(
+      "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; form-action 'none'; base-uri 'none'; frame-ancestors 'none'",
+    );
+    expect(page.headers['referrer-policy']).toBe('no-referrer');
+    expect(page.headers['cache-control']).toBe('no-store');
+    expect(page.text).toContain('<script type="module" src="/app/reset-password.js"></script>');
+    expect(page.text).not.toMatch(/<script>|<style>|\son[a-z]+=/i);
+  });
+
   test('the workspace pages answer on a workspace host, and / there opens the console', async () => {
     for (const path of ['/login', '/console', '/invitations/accept']) {
       const page = await api(stack).get(path).set('Host', tenantHost()).expect(200);
@@ -41,12 +53,13 @@ describe('web pages: served on their host only, with a strict Content-Security-P
   test('a page on the wrong host is the usual 404 problem: registration on a workspace host, the console on the central host', async () => {
     const wrong = await api(stack).get('/register').set('Host', tenantHost()).expect(404);
     expect(wrong.headers['content-type']).toMatch(/application\/problem\+json/);
+    await api(stack).get('/reset-password').set('Host', tenantHost()).expect(404);
     await api(stack).get('/console').expect(404);
     await api(stack).get('/login').expect(404);
   });
 
   test('the scripts and the style sheet are served with the same headers; unknown assets are 404', async () => {
-    for (const asset of ['/app/tenant.js', '/app/register.js', '/app/api.js', '/app/dom.js', '/app/money.js']) {
+    for (const asset of ['/app/tenant.js', '/app/register.js', '/app/reset-password.js', '/app/api.js', '/app/dom.js', '/app/money.js']) {
       const res = await api(stack).get(asset).expect(200);
       expect(res.headers['content-type']).toMatch(/javascript/);
       expect(res.headers['x-content-type-options']).toBe('nosniff');

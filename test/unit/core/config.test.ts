@@ -32,6 +32,24 @@ describe('configuration is validated at start-up', () => {
     expect(() => loadConfig({ NODE_ENV: 'development', WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: '1' })).toThrow(/WORKER_MAX_CONCURRENT_WORKFLOW_TASKS/);
   });
 
+  test('the API listens on loopback unless LISTEN_HOST says otherwise; production names its address; metrics have their own port', () => {
+    expect(loadConfig({ NODE_ENV: 'development' })).toMatchObject({ listenHost: '127.0.0.1', port: 3000, metricsPort: 9465 });
+    expect(loadConfig({ NODE_ENV: 'test' }).listenHost).toBe('127.0.0.1');
+    expect(loadConfig({ NODE_ENV: 'development', LISTEN_HOST: '0.0.0.0', METRICS_PORT: '9100' })).toMatchObject({ listenHost: '0.0.0.0', metricsPort: 9100 });
+    expect(loadConfig({ NODE_ENV: 'development', LISTEN_HOST: '::' }).listenHost).toBe('::');
+    expect(loadConfig({ NODE_ENV: 'development', PORT: '0', METRICS_PORT: '0' })).toMatchObject({ port: 0, metricsPort: 0 });
+    const production = {
+      NODE_ENV: 'production',
+      SENDGRID_API_KEY: 'k',
+      JWT_KEYS: `k1:${Buffer.alloc(32, 1).toString('base64')}`,
+      SECOND_FACTOR_SECRET_KEYS: `f1:${Buffer.alloc(32, 2).toString('base64')}`,
+      PUSH_FCM_SERVICE_ACCOUNT_FILE: '/etc/accounting/fcm.json',
+      MAIL_CALLBACK_TOKEN: 'a-callback-token-of-thirty-two-characters',
+    };
+    expect(() => loadConfig(production)).toThrow(/LISTEN_HOST is required in production/);
+    expect(loadConfig({ ...production, LISTEN_HOST: '10.0.0.5' }).listenHost).toBe('10.0.0.5');
+  });
+
   test('"development defaults must be opt-in": without NODE_ENV the process refuses to start, saying why', () => {
     expect(() => loadConfig({})).toThrow(/NODE_ENV is not set/);
     expect(() => loadConfig({ JWT_KEYS: `k1:${Buffer.alloc(32, 1).toString('base64')}` })).toThrow(/NODE_ENV is not set/);
@@ -39,6 +57,10 @@ describe('configuration is validated at start-up', () => {
 
   test.each([
     [{ NODE_ENV: 'development', PORT: 'abc' }, /PORT/],
+    [{ NODE_ENV: 'development', LISTEN_HOST: 'example.com' }, /LISTEN_HOST must be an IP address/],
+    [{ NODE_ENV: 'development', LISTEN_HOST: '127.0.0.1:3000' }, /LISTEN_HOST must be an IP address/],
+    [{ NODE_ENV: 'development', METRICS_PORT: '70000' }, /METRICS_PORT must be between 0 and 65535/],
+    [{ NODE_ENV: 'development', PORT: '9000', METRICS_PORT: '9000' }, /METRICS_PORT must differ from PORT/],
     [{ NODE_ENV: 'development', ACCESS_TOKEN_TTL_SECONDS: '5' }, /ACCESS_TOKEN_TTL_SECONDS/],
     [{ NODE_ENV: 'production', SENDGRID_API_KEY: 'k' }, /JWT_KEYS/],
     [{ NODE_ENV: 'production', JWT_KEYS: `k1:${Buffer.alloc(32, 1).toString('base64')}` }, /SENDGRID_API_KEY/],

@@ -72,4 +72,39 @@ describe('password-hash gate', () => {
     expect(gate.running).toBe(0);
     expect(await gate.run(async () => 'ok')).toBe('ok');
   });
+
+  test('when one client address holds its share (running and waiting), then its next hash is refused at once with 429, and other addresses still queue', async () => {
+    const gate = createHashGate({ concurrency: 1, maxWaitMs: 10_000, perClient: 2 });
+    const mine = [held(1), held(2)];
+    const running = mine.map((j) => gate.run(j.work, '198.51.100.7'));
+    await tick();
+    const third = gate.run(held(3).work, '198.51.100.7');
+    await expect(third).rejects.toBeInstanceOf(AppError);
+    await expect(third).rejects.toMatchObject({ type: 'too-many-requests', status: 429, headers: { 'Retry-After': '1' } });
+    const other = held('other');
+    const theirs = gate.run(other.work, '203.0.113.9');
+    expect(gate.waiting).toBe(2);
+    mine[0]!.finish();
+    mine[1]!.finish();
+    await Promise.all(running);
+    await tick();
+    expect(other.started).toBe(true);
+    other.finish();
+    await expect(theirs).resolves.toBe('other');
+    // The share is given back as its hashes end.
+    const again = held(4);
+    const next = gate.run(again.work, '198.51.100.7');
+    await tick();
+    again.finish();
+    await expect(next).resolves.toBe(4);
+  });
+
+  test('when no client address is given, then no share applies', async () => {
+    const gate = createHashGate({ concurrency: 1, maxWaitMs: 10_000, perClient: 1 });
+    const jobs = [held('a'), held('b'), held('c')];
+    const results = jobs.map((j) => gate.run(j.work));
+    await tick();
+    jobs.forEach((j) => j.finish());
+    await expect(Promise.all(results)).resolves.toEqual(['a', 'b', 'c']);
+  });
 });

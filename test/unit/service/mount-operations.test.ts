@@ -15,7 +15,7 @@ function completeHandlers(): Record<string, OperationHandler<any>> {
 }
 
 const mount = (handlers: Record<string, OperationHandler<any>>) =>
-  mountOperations({ index, handlers, authenticate: () => (_req, _res, next) => next(), authenticateCallback: (_req, _res, next) => next(), validator: [] });
+  mountOperations({ index, handlers, authenticate: () => (_req, _res, next) => next(), authenticateCallback: (_req, _res, next) => next(), parseBody: () => (_req, _res, next) => next(), validator: [] });
 
 describe('mounting operations from the document', () => {
   test('when every operation has a handler of the kind its security needs, then the routes mount', () => {

@@ -105,6 +105,7 @@ function loginView() {
     h('label', {}, 'Email ', h('input', { name: 'email', type: 'email', autocomplete: 'username', required: true, maxlength: 320 })),
     h('label', {}, 'Password ', h('input', { name: 'password', type: 'password', autocomplete: 'current-password', required: true, maxlength: 72 })),
     h('button', { type: 'submit' }, 'Log in'),
+    h('button', { type: 'button', class: 'link', id: 'forgot', onclick: () => void forgotPassword(form) }, 'Forgot your password?'),
   );
   form.addEventListener('submit', (event) => {
     event.preventDefault();
@@ -113,6 +114,21 @@ function loginView() {
     void busy(form, () => login({ email, password }));
   });
   view.replaceChildren(h('section', { class: 'narrow' }, h('h1', {}, 'Log in'), form));
+}
+
+/** Mails a link to choose a new password; the answer is the same whether or not the address has an account. */
+async function forgotPassword(form) {
+  clearAlert();
+  const { email } = fieldsOf(form);
+  if (!email) return showAlert('Type your email first.');
+  await busy(form, async () => {
+    try {
+      await call('POST', '/api/v1/auth/password-reset/request', { body: { email } });
+      showAlert('If the address belongs to an account, a link to choose a new password is on its way.', 'info');
+    } catch (err) {
+      showAlert(describe(err));
+    }
+  });
 }
 
 /** POST /auth/login; a 202 asks for the factor, and the same request is repeated with it. */

@@ -1,0 +1,111 @@
+import { randomUUID } from 'node:crypto';
+import { Op, type Sequelize } from 'sequelize';
+import { Identity, RegistrationProof } from '../../db/models';
+import { setTenant } from '../../db/connection';
+import { activeMembershipsOf } from '../../db/repositories/organisation/principals';
+import { revokeIdentitySessions, updatePasswordHash } from '../../db/repositories/identity/second-factors';
+import { recordAuditEvent } from '../../db/repositories/audit/events';
+import { sha256 } from '../../core/secrets';
+import { AppError } from '../../core/problems';
+import type { PasswordHasher } from '../../core/passwords';
+import { PASSWORD_RESET_PROOF_WORKFLOW, type PasswordResetProofWorkflow } from '../../contracts/identity';
+import { passwordResetProofWorkflowId } from '../../contracts/workflow-ids';
+import type { WorkflowClient } from '../workflow-client';
+import type { CredentialGuard, RequestLimits } from '../http/request-limits';
+import type { RequestContext } from '../http/context';
+import type { Schemas } from '../http/operation-handler';
+import { assertNewPassword } from './password-rules';
+import { normaliseEmail } from './registration';
+import { channelOf, factorOf, type EmailChallengeResponse, type SecondFactorService } from './second-factors';
+
+/** The rule of a password change: a reset sets a password the way a change does. */
+const NEW_PASSWORD_MIN_CHARACTERS = 12;
+
+export interface PasswordResetDeps {
+  db: Sequelize;
+  workflows: WorkflowClient;
+  hasher: PasswordHasher;
+  factors: SecondFactorService;
+  limits: RequestLimits;
+  guard: CredentialGuard;
+}
+
+export type PasswordResetOutcome = { kind: 'reset' } | { kind: 'challenge'; challenge: EmailChallengeResponse };
+
+/** Password reset by an emailed link (workflow password-reset-proof-<proofId>), then the second factor. */
+export function createPasswordReset(deps: PasswordResetDeps) {
+  const { db } = deps;
+
+  /** Starts the link's workflow and returns at once: the answer never depends on the email. */
+  async function requestPasswordReset(email: string, ctx: RequestContext): Promise<void> {
+    const address = normaliseEmail(email);
+    await deps.limits.consume('passwordReset', { ip: ctx.ipAddress, target: address });
+    const proofId = randomUUID();
+    const startId = await db.transaction((tx) =>
+      deps.workflows.enqueue<PasswordResetProofWorkflow>(tx, PASSWORD_RESET_PROOF_WORKFLOW, {
+        workflowId: passwordResetProofWorkflowId(proofId),
+        args: [{ proofId, email: address, correlationId: ctx.correlationId }],
+        tenantId: null,
+        idReusePolicy: 'REJECT_DUPLICATE',
+      }),
+    );
+    await deps.workflows.dispatch({ id: startId });
+  }
+
+  /**
+   * Sets a new password from a mailed link. With a second factor on, the link alone is not enough: the
+   * first request answers the factor's challenge, and a repeat carrying the factor resets. The link is
+   * consumed with the new password, and every session of the identity ends, in every workspace.
+   */
+  async function resetPassword(input: Schemas['PasswordReset'], ctx: RequestContext): Promise<PasswordResetOutcome> {
+    const email = normaliseEmail(input.email);
+    const who = { email, ip: ctx.ipAddress };
+    await deps.guard.check(who);
+    const factor = factorOf(input, 'login-factors-invalid');
+    assertNewPassword(input.newPassword, input.confirmPassword, NEW_PASSWORD_MIN_CHARACTERS, 'newPassword');
+    const proof = await RegistrationProof.findOne({ where: { tokenHash: sha256(input.token), purpose: 'PASSWORD_RESET' } });
+    const usable =
+      proof && proof.email === email && proof.mailedAt && !proof.consumedAt && !proof.supersededAt && proof.expiresAt.getTime() > Date.now();
+    const identity = usable ? await Identity.findOne({ where: { email } }) : null;
+    if (!proof || !identity) {
+      await deps.guard.fail(who);
+      throw new AppError('password-reset-invalid');
+    }
+
+    const channel = channelOf(identity);
+    const challengeOf = { tenantId: null, purpose: 'PASSWORD_RESET' as const };
+    if (!channel && factor) throw new AppError('login-factors-invalid', 'This account has no second factor; send the link and the new password only');
+    if (channel && !factor) return { kind: 'challenge', challenge: (await deps.factors.factorChallenge(identity, challengeOf, ctx))! };
+    if (channel && factor) await deps.factors.verifyFactor(identity, challengeOf, input, factor, 'invalid-second-factor');
+
+    const passwordHash = await deps.hasher.hash(input.newPassword, ctx.ipAddress);
+    await db.transaction(async (tx) => {
+      // Single use, also against a concurrent reset with the same link: the first to consume it wins.
+      const [consumed] = await RegistrationProof.update(
+        { consumedAt: new Date() },
+        { where: { id: proof.id, consumedAt: null, supersededAt: null, expiresAt: { [Op.gt]: new Date() } }, transaction: tx },
+      );
+      if (consumed !== 1) throw new AppError('password-reset-invalid');
+      await updatePasswordHash(tx, identity.id, passwordHash);
+      const ended = await revokeIdentitySessions(tx, identity.id, { keepSessionId: null, reason: 'PASSWORD_RESET' });
+      // Audited in each of the person's workspaces, in the same commit.
+      for (const m of await activeMembershipsOf(tx, identity.id)) {
+        await setTenant(tx, m.tenant_id);
+        await recordAuditEvent(tx, { tenantId: m.tenant_id }, {
+          action: 'auth.password.reset',
+          actorMembershipId: m.membership_id,
+          systemActor: false,
+          correlationId: ctx.correlationId,
+          subjectType: 'MEMBERSHIP',
+          subjectId: m.membership_id,
+          ipAddress: ctx.ipAddress,
+          details: `by an emailed link${factor ? ` and ${factor}` : ''}; ${ended.filter((s) => s.tenant_id === m.tenant_id).length} session(s) ended`,
+        });
+      }
+    });
+    await deps.guard.succeed(who);
+    return { kind: 'reset' };
+  }
+
+  return { requestPasswordReset, resetPassword };
+}

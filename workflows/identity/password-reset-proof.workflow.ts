@@ -1,0 +1,16 @@
+import { proxyActivities } from '@temporalio/workflow';
+import type { PasswordResetActivities, PasswordResetProofInput, PasswordResetProofResult } from '../../contracts/identity';
+
+const { issuePasswordResetProof } = proxyActivities<PasswordResetActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 10 },
+});
+
+/**
+ * Issues a password reset link and mails it to the identity's address (nothing is mailed to an address
+ * without an identity). The link's token is generated, stored as a hash and mailed inside one activity,
+ * so it never appears in this workflow's history.
+ */
+export async function passwordResetProofWorkflow(input: PasswordResetProofInput): Promise<PasswordResetProofResult> {
+  return issuePasswordResetProof(input);
+}
