@@ -1,24 +1,36 @@
-import { createRegistrationActivities, type RegistrationDeps } from './identity/registration';
+import { createRequestMagicLinkActivities, type RequestMagicLinkDeps } from './identity/request-magic-link';
+import { createRegisterActivities, type RegisterDeps } from './identity/register';
 import { createEmailChallengeActivities, type EmailChallengeDeps } from './identity/email-challenge';
-import { createPasswordResetActivities, type PasswordResetDeps } from './identity/password-reset';
-import { createPeriodCloseActivities } from './ledger/period-close';
-import { createInvitationActivities, type InvitationDeps } from './identity/invitation';
-import { createRatesRefreshActivities, type RatesRefreshDeps } from './rates/rates-refresh';
-import { createPushFanoutActivities, type PushFanoutDeps } from './notifications/push-fanout';
-import { createHousekeepingActivities, type HousekeepingDeps } from './housekeeping/prune';
+import { createRequestPasswordResetActivities, type RequestPasswordResetDeps } from './identity/request-password-reset';
+import { createClosePeriodActivities } from './ledger/close-period';
+import { createMailInvitationActivities, type MailInvitationDeps } from './organisation/mail-invitation';
+import { createAcceptInvitationActivities, type AcceptInvitationDeps } from './organisation/accept-invitation';
+import { createRefreshRatesActivities, type RefreshRatesDeps } from './rates/refresh-rates';
+import { createSendNotificationActivities, type SendNotificationDeps } from './notifications/send-notification';
+import { createHousekeepingActivities, type HousekeepingDeps } from './housekeeping/housekeeping';
 
-export type ActivityDeps = RegistrationDeps & PasswordResetDeps & EmailChallengeDeps & InvitationDeps & RatesRefreshDeps & PushFanoutDeps & HousekeepingDeps;
+export type ActivityDeps = RequestMagicLinkDeps &
+  RegisterDeps &
+  RequestPasswordResetDeps &
+  EmailChallengeDeps &
+  MailInvitationDeps &
+  AcceptInvitationDeps &
+  RefreshRatesDeps &
+  SendNotificationDeps &
+  HousekeepingDeps;
 
 /** Every activity the worker registers, built from its dependencies. */
 export function createActivities(deps: ActivityDeps) {
   return {
-    ...createRegistrationActivities(deps),
-    ...createPasswordResetActivities(deps),
+    ...createRequestMagicLinkActivities(deps),
+    ...createRegisterActivities(deps),
+    ...createRequestPasswordResetActivities(deps),
     ...createEmailChallengeActivities(deps),
-    ...createPeriodCloseActivities(deps),
-    ...createInvitationActivities(deps),
-    ...createRatesRefreshActivities(deps),
-    ...createPushFanoutActivities(deps),
+    ...createClosePeriodActivities(deps),
+    ...createMailInvitationActivities(deps),
+    ...createAcceptInvitationActivities(deps),
+    ...createRefreshRatesActivities(deps),
+    ...createSendNotificationActivities(deps),
     ...createHousekeepingActivities(deps),
   };
 }

@@ -25,7 +25,7 @@ import type { ApiMetrics } from './http/metrics';
 
 /** Failures of the workflows the API waits for (a period close is never awaited: its failure is its state). */
 const FAILURE_TO_PROBLEM: Partial<Record<FailureType, () => AppError>> = {
-  RegistrationProofInvalid: () => new AppError('registration-proof-invalid'),
+  MagicLinkInvalid: () => new AppError('registration-proof-invalid'),
   InvalidCredentials: () => new AppError('invalid-credentials'),
   InvitationInvalid: () => new AppError('invitation-invalid'),
   ChallengeMismatch: () => new AppError('invalid-second-factor'),

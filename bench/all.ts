@@ -5,7 +5,7 @@
 //   3. posting two-line entries over HTTP (wrk) beside pgbench of the same writes, one company and eight,
 //      and beside pgbench of the posting request's whole SQL;
 //   4. a workflow-backed step (step-up with an email code: a Temporal update) beside the same step checked
-//      in the API alone (an authenticator code), p50 of sequential requests; registration-proof workflow
+//      in the API alone (an authenticator code), p50 of sequential requests; requestMagicLinkWorkflow
 //      completions per second;
 //   5. reads while password hashing is saturated: logins/s, the list's req/s against idle, event-loop lag.
 // Start the service with the request-rate limits raised (they would stop the load):
@@ -23,7 +23,7 @@ import { createSequelize, inlineStatement, selectRows, withTenant } from '../db/
 import { companyStatement } from '../db/repositories/organisation/companies';
 import { companyChartPageStatement } from '../db/repositories/accounting/chart-of-accounts';
 import { auditEventStatement } from '../db/repositories/audit/events';
-import { postEntryStatement, postingContextStatement } from '../db/repositories/ledger/journal';
+import { postJournalEntryStatement, postingContextStatement } from '../db/repositories/ledger/journal';
 import { BASE, CONCURRENCY, SECONDS, post, requireRunningApi } from './harness';
 import { ensureWrk, wrk, type WrkResult } from './http';
 import { pgbenchPosting, workspace, wrkPosting, type Workspace } from './ledger';
@@ -152,7 +152,7 @@ async function postingRequestSql(ws: Workspace): Promise<string[]> {
     `SELECT set_config('app.tenant_id', '${ws.tenantId}', true)`,
     inlineStatement(db, postingContextStatement(scope, { requestId, codes: ['5110', '9010'], subaccountIds: [] })),
     inlineStatement(db, audit.statement),
-    inlineStatement(db, postEntryStatement(scope, entry, lines)),
+    inlineStatement(db, postJournalEntryStatement(scope, entry, lines)),
     'COMMIT',
   ];
   await db.close();
@@ -192,7 +192,7 @@ async function stepUps(): Promise<void> {
       target: '≤ +25 ms',
     },
     {
-      row: `registration-proof workflows, ${completions.workflows} from 16 clients`,
+      row: `requestMagicLinkWorkflow runs, ${completions.workflows} from 16 clients`,
       measured: `${((completions.workflows / completions.done) * 1000).toFixed(1)} completions/s`,
       floor: `${Math.round((completions.workflows / completions.answered) * 1000)} requests/s`,
       ratio: '',

@@ -1,6 +1,6 @@
 // Workflow completions per second against a running service (`npm start`, or `TEMPORAL_MODE=postgres npm
 // start`): BENCH_WORKFLOWS magic-link requests from BENCH_CONCURRENCY clients, each starting one
-// registration-proof workflow (one activity that stores the proof and mails it); the clock runs from the
+// requestMagicLinkWorkflow (one activity that stores the magic link and mails it); the clock runs from the
 // first request to the moment Temporal's visibility counts them all completed.
 //   RATE_LIMIT_MAGIC_LINK_PER_IP=1000000/3600 npm start        (the per-IP limit would stop the benchmark)
 //   npm run bench:workflow-completions   (BENCH_WORKFLOWS=300, BENCH_CONCURRENCY=16)
@@ -8,13 +8,13 @@ import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { loadConfig } from '../core/config';
 import { temporalConnectionOptions } from '../adapters/temporal/connection';
-import { REGISTRATION_PROOF_WORKFLOW } from '../contracts/identity';
+import { REQUEST_MAGIC_LINK_WORKFLOW } from '../contracts/identity';
 import { BASE, post, requireRunningApi } from './harness';
 
 const WORKFLOWS = Number(process.env.BENCH_WORKFLOWS ?? 300);
 const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 16);
 
-/** Offers `workflows` registration proofs from `concurrency` clients; times their answers and completions. */
+/** Offers `workflows` magic-link requests from `concurrency` clients; times their answers and completions. */
 export async function measureCompletions(workflows = WORKFLOWS, concurrency = CONCURRENCY) {
   const WORKFLOWS = workflows;
   const CONCURRENCY = concurrency;
@@ -40,7 +40,7 @@ export async function measureCompletions(workflows = WORKFLOWS, concurrency = CO
   const answered = performance.now() - t0;
   if (refused > 0) throw new Error(`${refused} requests were not accepted (raise RATE_LIMIT_MAGIC_LINK_PER_IP for the benchmark)`);
 
-  const query = `WorkflowType = '${REGISTRATION_PROOF_WORKFLOW}' AND StartTime >= '${since}'`;
+  const query = `WorkflowType = '${REQUEST_MAGIC_LINK_WORKFLOW}' AND StartTime >= '${since}'`;
   let completed = 0;
   for (;;) {
     completed = Number((await client.workflow.count(`${query} AND ExecutionStatus = 'Completed'`)).count);

@@ -1,7 +1,7 @@
 // Workflow throughput at fixed offered rates, against a running service and the Temporal server it uses:
 // requests are sent on a clock (request i at i/rate seconds, whatever the earlier answers), for
-//   - registration proofs: POST /auth/magic-link/request, each starting one registrationProofWorkflow
-//     (one activity: store the proof, mail the link);
+//   - magic links: POST /auth/magic-link/request, each starting one requestMagicLinkWorkflow
+//     (one activity: store the link's hash, mail the link);
 //   - email-code challenges: POST /me/security/step-up starts an emailChallengeWorkflow (its activity mails
 //     the code); the client reads the code from the development outbox and sends it back, a Temporal update
 //     whose VERIFIED answer lets the workflow finish (one more activity forgets the code).
@@ -13,13 +13,13 @@
 //   RATE_LIMIT_EMAIL_CHALLENGE_PER_IP=1000000/600 RATE_LIMIT_EMAIL_CHALLENGE_PER_EMAIL=1000000/600 \
 //   [TEMPORAL_MODE=postgres] npm start
 //   [TEMPORAL_MODE=postgres] npm run bench:workflows   (BENCH_RATES=5,10,20,40, BENCH_WINDOW_SECONDS=20,
-//   BENCH_SECTIONS=proofs,challenges,steps)
+//   BENCH_SECTIONS=magic-links,challenges,steps)
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { loadConfig } from '../core/config';
 import { timeStep, totpAt } from '../core/totp';
 import { temporalConnectionOptions } from '../adapters/temporal/connection';
-import { EMAIL_CHALLENGE_WORKFLOW, REGISTRATION_PROOF_WORKFLOW } from '../contracts/identity';
+import { EMAIL_CHALLENGE_WORKFLOW, REQUEST_MAGIC_LINK_WORKFLOW } from '../contracts/identity';
 import { BASE, PASSWORD, adminClient, percentile, post, registerWorkspace, requireRunningApi } from './harness';
 
 const RATES = (process.env.BENCH_RATES ?? '5,10,20,40').split(',').map(Number).filter((n) => n > 0);
@@ -27,8 +27,8 @@ const WINDOW_SECONDS = Number(process.env.BENCH_WINDOW_SECONDS ?? 20);
 const USERS = Number(process.env.BENCH_CHALLENGE_USERS ?? 32);
 const STEPS = Number(process.env.BENCH_STEPS ?? 10);
 const DRAIN_LIMIT_MS = 180_000;
-/** proofs, challenges, steps: the tables to print (all by default). */
-const SECTIONS = new Set((process.env.BENCH_SECTIONS ?? 'proofs,challenges,steps').split(','));
+/** magic-links, challenges, steps: the tables to print (all by default). */
+const SECTIONS = new Set((process.env.BENCH_SECTIONS ?? 'magic-links,challenges,steps').split(','));
 
 const config = loadConfig({ ...process.env, NODE_ENV: process.env.NODE_ENV ?? 'development' });
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -114,8 +114,8 @@ async function measureRate(
   };
 }
 
-/** A registration proof: one magic-link request, which starts one registrationProofWorkflow. */
-function registrationProof(run: string) {
+/** A magic link: one magic-link request, which starts one requestMagicLinkWorkflow. */
+function magicLinkRequest(run: string) {
   return async (i: number) => {
     const res = await post('/api/v1/auth/magic-link/request', { email: `wf-${run}-${i}@example.com` });
     await res.arrayBuffer();
@@ -271,11 +271,11 @@ async function main(): Promise<void> {
   const mode = process.env.TEMPORAL_MODE === 'postgres' ? 'Temporal server on PostgreSQL' : 'Temporal dev server (SQLite)';
   console.log(`\nWorkflow throughput against ${BASE}; ${mode} at ${config.temporal.address}; ${WINDOW_SECONDS} s per rate; Node ${process.version}`);
 
-  if (SECTIONS.has('proofs')) {
+  if (SECTIONS.has('magic-links')) {
     const run = randomUUID().slice(0, 8);
     const rows: RateRow[] = [];
-    for (const rate of RATES) rows.push(await measureRate(client, REGISTRATION_PROOF_WORKFLOW, rate, registrationProof(run)));
-    console.log('\n1. Registration proofs (one activity each)');
+    for (const rate of RATES) rows.push(await measureRate(client, REQUEST_MAGIC_LINK_WORKFLOW, rate, magicLinkRequest(run)));
+    console.log('\n1. Magic links, requestMagicLinkWorkflow (one activity each)');
     console.table(rows);
   }
   if (SECTIONS.has('challenges') && USERS > 0) await challengeTable(client);

@@ -2,7 +2,7 @@
 // Each is non-retryable: retrying cannot change the answer (RatesSourceUnavailable, below, is the exception).
 
 export const FailureType = {
-  RegistrationProofInvalid: 'RegistrationProofInvalid',
+  MagicLinkInvalid: 'MagicLinkInvalid',
   InvalidCredentials: 'InvalidCredentials',
   InvitationInvalid: 'InvitationInvalid',
   ChallengeMismatch: 'ChallengeMismatch',

@@ -4,7 +4,7 @@
 export const HOUSEKEEPING_WORKFLOW = 'housekeepingWorkflow';
 
 export const PRUNE_KINDS = [
-  'registration-proofs',
+  'magic-links',
   'totp-enrollments',
   'factor-attempts',
   'email-challenge-codes',

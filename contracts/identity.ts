@@ -2,28 +2,32 @@ import { defineQuery, defineUpdate } from '@temporalio/workflow';
 
 // The identity workflows' contracts: names, inputs, outputs, messages and the activities they call.
 // Imported by the API (which starts and talks to the workflows), the workflows and the activities.
-// Inputs and outputs carry ids only: no password, proof, code or hash ever enters workflow history.
+// Inputs and outputs carry ids only: no password, link token, code or hash ever enters workflow history.
 
-// ── registration proof: mails a one-time proof for an email ────────────────────────────────────────
-export const REGISTRATION_PROOF_WORKFLOW = 'registrationProofWorkflow';
+// ── requestMagicLink: mails a one-time registration link (a magic link) for an email ──────────────────
+export const REQUEST_MAGIC_LINK_WORKFLOW = 'requestMagicLinkWorkflow';
 
-export interface RegistrationProofInput {
-  proofId: string;
+export interface RequestMagicLinkInput {
+  magicLinkId: string;
   email: string;
   correlationId: string;
 }
-export type RegistrationProofResult = { mailed: boolean };
-export type RegistrationProofWorkflow = (input: RegistrationProofInput) => Promise<RegistrationProofResult>;
+export type RequestMagicLinkResult = { mailed: boolean };
+export type RequestMagicLinkWorkflow = (input: RequestMagicLinkInput) => Promise<RequestMagicLinkResult>;
 
-// ── registration: turns a proof into an identity and a workspace ───────────────────────────────────
-export const REGISTRATION_WORKFLOW = 'registrationWorkflow';
+export interface RequestMagicLinkActivities {
+  mailMagicLink(input: RequestMagicLinkInput): Promise<RequestMagicLinkResult>;
+}
 
-export interface RegistrationInput {
-  proofId: string;
+// ── register: turns a magic link into an identity and a workspace ─────────────────────────────────────
+export const REGISTER_WORKFLOW = 'registerWorkflow';
+
+export interface RegisterInput {
+  magicLinkId: string;
   attemptId: string;
   correlationId: string;
 }
-export interface RegistrationResult {
+export interface RegisterResult {
   tenantId: string;
   legalEntityId: string;
   identityId: string;
@@ -31,26 +35,25 @@ export interface RegistrationResult {
   membershipId: string;
   slug: string;
 }
-export type RegistrationWorkflow = (input: RegistrationInput) => Promise<RegistrationResult>;
+export type RegisterWorkflow = (input: RegisterInput) => Promise<RegisterResult>;
 
-export interface RegistrationActivities {
-  issueRegistrationProof(input: RegistrationProofInput): Promise<RegistrationProofResult>;
-  completeRegistration(input: RegistrationInput): Promise<RegistrationResult>;
+export interface RegisterActivities {
+  createRegisteredWorkspace(input: RegisterInput): Promise<RegisterResult>;
 }
 
-// ── password reset proof: mails a one-time reset link to an identity's address ─────────────────────────
-export const PASSWORD_RESET_PROOF_WORKFLOW = 'passwordResetProofWorkflow';
+// ── requestPasswordReset: mails a one-time reset link (a magic link) to an identity's address ──────────
+export const REQUEST_PASSWORD_RESET_WORKFLOW = 'requestPasswordResetWorkflow';
 
-export interface PasswordResetProofInput {
-  proofId: string;
+export interface RequestPasswordResetInput {
+  magicLinkId: string;
   email: string;
   correlationId: string;
 }
-export type PasswordResetProofResult = { mailed: boolean };
-export type PasswordResetProofWorkflow = (input: PasswordResetProofInput) => Promise<PasswordResetProofResult>;
+export type RequestPasswordResetResult = { mailed: boolean };
+export type RequestPasswordResetWorkflow = (input: RequestPasswordResetInput) => Promise<RequestPasswordResetResult>;
 
-export interface PasswordResetActivities {
-  issuePasswordResetProof(input: PasswordResetProofInput): Promise<PasswordResetProofResult>;
+export interface RequestPasswordResetActivities {
+  mailPasswordResetLink(input: RequestPasswordResetInput): Promise<RequestPasswordResetResult>;
 }
 
 // ── email challenge: one emailed second-factor code ───────────────────────────────────────────────
@@ -87,37 +90,4 @@ export interface EmailChallengeActivities {
   /** Mails the challenge's code and answers only its keyed MAC. */
   mailEmailChallengeCode(input: { challengeId: string; identityId: string; purpose: EmailChallengePurpose; correlationId: string }): Promise<string>;
   forgetEmailChallengeCode(input: { challengeId: string }): Promise<void>;
-}
-
-// ── invitations: mailing one, and accepting it into a membership ────────────────────────────────────
-export const INVITATION_MAIL_WORKFLOW = 'invitationMailWorkflow';
-export const INVITATION_WORKFLOW = 'invitationWorkflow';
-
-export interface InvitationMailInput {
-  tenantId: string;
-  invitationId: string;
-  correlationId: string;
-  /** The `users.invitation.created` event: its deliveryState follows the mail (absent in runs started before it existed). */
-  auditEventId?: string;
-}
-export type InvitationMailWorkflow = (input: InvitationMailInput) => Promise<{ mailed: boolean }>;
-
-export interface InvitationInput {
-  tenantId: string;
-  invitationId: string;
-  acceptanceId: string;
-  correlationId: string;
-}
-export interface InvitationResult {
-  tenantId: string;
-  identityId: string;
-  membershipId: string;
-}
-export type InvitationWorkflow = (input: InvitationInput) => Promise<InvitationResult>;
-
-export interface InvitationActivities {
-  /** Draws the invitation's token (stored as a hash) and mails it; once mailed, a retry does nothing. */
-  mailInvitation(input: InvitationMailInput): Promise<{ mailed: boolean }>;
-  /** Consumes the invitation and creates identity (if new), membership, roles and audit event in one commit. */
-  acceptInvitation(input: InvitationInput): Promise<InvitationResult>;
 }

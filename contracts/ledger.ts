@@ -1,8 +1,9 @@
-// The ledger workflows' contracts: imported by the API (which starts the close), the workflow and its activities.
+// The ledger workflows' contracts: closePeriodWorkflow (started by closePeriod) and its activities. Imported by
+// the API (which starts the close), the workflow and its activities.
 
-export const PERIOD_CLOSE_WORKFLOW = 'periodCloseWorkflow';
+export const CLOSE_PERIOD_WORKFLOW = 'closePeriodWorkflow';
 
-export interface PeriodCloseInput {
+export interface ClosePeriodInput {
   tenantId: string;
   legalEntityId: string;
   closeId: string;
@@ -10,21 +11,21 @@ export interface PeriodCloseInput {
   correlationId: string;
 }
 
-export type PeriodCloseResult =
+export type ClosePeriodResult =
   | { status: 'COMPLETED'; entryCount: number; accounts: number; total: string }
   | { status: 'FAILED'; reason: string }
   /** A second run for a close an earlier run already settled (a start retried after it took): no effect. */
   | { status: 'ALREADY_SETTLED' };
-export type PeriodCloseWorkflow = (input: PeriodCloseInput) => Promise<PeriodCloseResult>;
+export type ClosePeriodWorkflow = (input: ClosePeriodInput) => Promise<ClosePeriodResult>;
 
-export interface PeriodCloseActivities {
+export interface ClosePeriodActivities {
   /**
    * The cut-off: waits for postings in flight, after which none dated at or before closeDate commits.
    * Answers whether the close is still RUNNING; a settled close is left as it is.
    */
-  lockClosedPeriod(input: PeriodCloseInput): Promise<{ running: boolean }>;
+  lockClosedPeriod(input: ClosePeriodInput): Promise<{ running: boolean }>;
   /** Stores the snapshot (previous close + the period's lines) once and checks that it balances. */
-  computeClosingBalances(input: PeriodCloseInput): Promise<{ entryCount: number; accounts: number; total: string }>;
-  completePeriodClose(input: PeriodCloseInput & { entryCount: number; total: string }): Promise<void>;
-  failPeriodClose(input: PeriodCloseInput & { reason: string }): Promise<void>;
+  computeClosingBalances(input: ClosePeriodInput): Promise<{ entryCount: number; accounts: number; total: string }>;
+  completePeriodClose(input: ClosePeriodInput & { entryCount: number; total: string }): Promise<void>;
+  failPeriodClose(input: ClosePeriodInput & { reason: string }): Promise<void>;
 }

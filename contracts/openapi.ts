@@ -116,9 +116,10 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Email a one-time registration proof
+         * Email a one-time registration link (a magic link)
          * @description Always answers 202 with the same body: the response reveals neither whether an account exists nor
-         *     whether mail was delivered. The proof is valid 30 minutes; a new request supersedes the old proof.
+         *     whether mail was delivered. The magic link is valid 30 minutes; a new request supersedes the old link.
+         *     Runs as the Temporal workflow `magic-link-<magicLinkId>`.
          */
         post: operations["requestMagicLink"];
         delete?: never;
@@ -142,7 +143,7 @@ export interface paths {
          *     whether mail was delivered. An address with an identity is mailed a link to `/reset-password` on the
          *     central host, valid 30 minutes (`PASSWORD_RESET_TTL_SECONDS`); a newer link supersedes it. Limited
          *     per client IP and per address from one client IP. Runs as the Temporal workflow
-         *     `password-reset-proof-<proofId>`; the link's token never enters workflow history.
+         *     `password-reset-<magicLinkId>`; the link's token never enters workflow history.
          */
         post: operations["requestPasswordReset"];
         delete?: never;
@@ -213,8 +214,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Create an identity (or reuse one) and a new workspace, using the emailed proof
-         * @description Consumes the proof for its email and creates, in one atomic step, the identity (unless it exists),
+         * Create an identity (or reuse one) and a new workspace, using the emailed magic link
+         * @description Consumes the magic link for its email and creates, in one atomic step, the identity (unless it exists),
          *     a workspace with its company, the caller's ADMIN membership and the workspace's default roles.
          *     `password` is 15..72 characters, at most 72 UTF-8 bytes, and not on the list of common passwords (400
          *     `password-too-common`).
@@ -223,7 +224,7 @@ export interface paths {
          *     identity has a second factor, the workspace is still created but the answer is 202 with the login
          *     challenge for it: the session is issued by `login` on the new workspace's host with the password
          *     and the factor.
-         *     Runs as the Temporal workflow `registration-<proofId>`.
+         *     Runs as the Temporal workflow `register-<magicLinkId>`.
          */
         post: operations["register"];
         delete?: never;
@@ -714,7 +715,7 @@ export interface paths {
          *     inviter (delivery MANUAL) creates no identity: for an address without one the answer is the same
          *     401 a wrong password gets, and the address is mailed its own link to join. Consuming the token, creating the
          *     membership and its roles and the audit event commit atomically, as the Temporal workflow
-         *     `invitation-<invitationId>`. With a second factor the membership is created and the answer is 202
+         *     `accept-invitation-<invitationId>`. With a second factor the membership is created and the answer is 202
          *     with the login challenge; the client finishes with `login` on the same host. Revoked, superseded,
          *     expired and used tokens answer 400 `invitation-invalid`.
          */
@@ -1257,7 +1258,7 @@ export interface paths {
         /**
          * Close the period through a date
          * @description From this answer on, no posting dated at or before `closeDate` commits. The close runs as the Temporal
-         *     workflow `period-close-<legalEntityId>-<closeDate>` (tenant in the `TenantId` search attribute): it computes
+         *     workflow `close-period-<legalEntityId>-<closeDate>` (tenant in the `TenantId` search attribute): it computes
          *     the closing balances from the previous snapshot plus the period's lines, checks that debits equal credits,
          *     stores the snapshot and marks the period COMPLETED (or FAILED with the reason, releasing the cut-off).
          *     `closeDate` must be before today (UTC) and after the last close (409 `period-already-closed`); one close
@@ -1344,7 +1345,7 @@ export interface paths {
         /**
          * Push a notification to every device of an ACTIVE member (idempotent per requestId)
          * @description Answers 202 with the message id and the number of devices it goes to, and starts the workflow
-         *     `push-<tenantId>-<requestId>` (one activity per device). The same requestId with the same content
+         *     `send-notification-<tenantId>-<requestId>` (one activity per device). The same requestId with the same content
          *     answers the same message and never sends twice; with other content it is 409 `request-id-reused`.
          *     A recipient who is not a member of the workspace is 404; a SUSPENDED one is 409 `recipient-not-active`.
          *     Audited (without the message text).
@@ -1661,7 +1662,7 @@ export interface components {
             archived: boolean;
         };
         RegisterRequest: {
-            /** @description The emailed registration proof */
+            /** @description The token of the emailed registration link (the magic link) */
             token: string;
             /** Format: email */
             email: string;

@@ -1,8 +1,9 @@
-// The rate refresh's contracts: the workflow the `rates-refresh` Schedule (and POST /rates/refresh) runs,
-// and its activities. Rates travel as decimal strings, never floats.
+// The rate refresh's contracts: refreshRatesWorkflow, which the `rates-refresh` Schedule runs (and refreshRates,
+// POST /rates/refresh, through the same Schedule), and its activities. Rates travel as decimal strings, never
+// floats.
 import type { RateSourceCode, SourcedRate } from '../core/rates';
 
-export const RATES_REFRESH_WORKFLOW = 'ratesRefreshWorkflow';
+export const REFRESH_RATES_WORKFLOW = 'refreshRatesWorkflow';
 
 /** What one source's activity read: its rates and how many rows it left out. */
 export interface FetchedRates {
@@ -26,13 +27,13 @@ export interface SourceSummary {
   reason?: string;
 }
 
-export interface RatesRefreshResult {
+export interface RefreshRatesResult {
   sources: SourceSummary[];
 }
 
-export type RatesRefreshWorkflow = () => Promise<RatesRefreshResult>;
+export type RefreshRatesWorkflow = () => Promise<RefreshRatesResult>;
 
-export interface RatesRefreshActivities {
+export interface RefreshRatesActivities {
   /** Reads the Central Bank of Uzbekistan's list; records the attempt first. */
   fetchCentralBankRates(): Promise<FetchedRates>;
   /** Reads the commercial bank's buy and sell prices; records the attempt first. */

@@ -1,11 +1,12 @@
 // Every workflow id is made here from business keys, so a retried request can never start a second run
-// and an operator can find a run in the Temporal UI by what it is about.
+// and an operator can find a run in the Temporal UI by what it is about. A helper is named after its
+// workflow (`<operationId>WorkflowId`) and its ids after the operation.
 
-export const registrationProofWorkflowId = (proofId: string): string => `registration-proof-${proofId}`;
-export const passwordResetProofWorkflowId = (proofId: string): string => `password-reset-proof-${proofId}`;
-export const registrationWorkflowId = (proofId: string): string => `registration-${proofId}`;
+export const requestMagicLinkWorkflowId = (magicLinkId: string): string => `magic-link-${magicLinkId}`;
+export const registerWorkflowId = (magicLinkId: string): string => `register-${magicLinkId}`;
+export const requestPasswordResetWorkflowId = (magicLinkId: string): string => `password-reset-${magicLinkId}`;
 export const emailChallengeWorkflowId = (challengeId: string): string => `email-challenge-${challengeId}`;
-export const periodCloseWorkflowId = (legalEntityId: string, closeDate: string): string => `period-close-${legalEntityId}-${closeDate}`;
-export const invitationWorkflowId = (invitationId: string): string => `invitation-${invitationId}`;
-export const invitationMailWorkflowId = (invitationId: string): string => `invitation-mail-${invitationId}`;
-export const pushWorkflowId = (tenantId: string, requestId: string): string => `push-${tenantId}-${requestId}`;
+export const closePeriodWorkflowId = (legalEntityId: string, closeDate: string): string => `close-period-${legalEntityId}-${closeDate}`;
+export const acceptInvitationWorkflowId = (invitationId: string): string => `accept-invitation-${invitationId}`;
+export const mailInvitationWorkflowId = (invitationId: string): string => `mail-invitation-${invitationId}`;
+export const sendNotificationWorkflowId = (tenantId: string, requestId: string): string => `send-notification-${tenantId}-${requestId}`;

@@ -60,9 +60,10 @@ export interface Config {
     refreshIdleTtlSeconds: number; // sliding: each refresh extends up to this
     refreshAbsoluteTtlSeconds: number; // hard cap from the session's start
   };
+  /** Registration by an emailed magic link: its lifetime, and how many links one address gets per hour. */
   registration: {
-    proofTtlSeconds: number;
-    proofsPerEmailPerHour: number;
+    magicLinkTtlSeconds: number;
+    magicLinksPerEmailPerHour: number;
   };
   /** Password reset by an emailed link: its lifetime, and how many links one address gets per hour. */
   passwordReset: {
@@ -132,7 +133,7 @@ export interface Config {
   /** Request-rate limits of the public operations, per client IP and per target, shared in PostgreSQL. */
   requestLimits: Record<LimitedAction, { perIp: RateWindow; perEmail: RateWindow }>;
   /**
-   * Failed credential checks (wrong password, bad proof or reset link): consecutive failures per email from
+   * Failed credential checks (wrong password, bad magic link or reset link): consecutive failures per email from
    * one client IP block that pair for `blockSeconds`; failures per client IP per day block the IP for a day.
    */
   credentialFailures: { perEmailAndIp: number; blockSeconds: number; perIpPerDay: number };
@@ -325,8 +326,8 @@ export function loadConfig(env: Env = process.env): Config {
       refreshAbsoluteTtlSeconds: int(env, 'REFRESH_TOKEN_ABSOLUTE_TTL_SECONDS', 30 * 86400, 60, 365 * 86400),
     },
     registration: {
-      proofTtlSeconds: int(env, 'REGISTRATION_PROOF_TTL_SECONDS', 1800, 60, 86400),
-      proofsPerEmailPerHour: int(env, 'REGISTRATION_PROOFS_PER_EMAIL_PER_HOUR', 20, 1, 1000),
+      magicLinkTtlSeconds: int(env, 'REGISTRATION_PROOF_TTL_SECONDS', 1800, 60, 86400),
+      magicLinksPerEmailPerHour: int(env, 'REGISTRATION_PROOFS_PER_EMAIL_PER_HOUR', 20, 1, 1000),
     },
     passwordReset: {
       ttlSeconds: int(env, 'PASSWORD_RESET_TTL_SECONDS', 1800, 60, 86400),

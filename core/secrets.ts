@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 
-/** 32 CSPRNG bytes as base64url: 43 characters, the shape of every proof and one-time token. */
+/** 32 CSPRNG bytes as base64url: 43 characters, the shape of every magic link and one-time token. */
 export function newOpaqueToken(): string {
   return randomBytes(32).toString('base64url');
 }

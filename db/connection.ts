@@ -25,7 +25,8 @@ export function transactionOf(db: Db): Transaction | undefined {
 }
 
 function poolOf(db: Db): Sequelize {
-  // A transaction keeps the Sequelize instance that opened it; the typings do not declare it.
+  // A transaction keeps the Sequelize instance that opened it; the typings do not declare it (pinned with
+  // TenantTransaction's contract in test/unit/db/connection.test.ts).
   return db instanceof Transaction ? (db as unknown as { sequelize: Sequelize }).sequelize : db;
 }
 
@@ -46,55 +47,78 @@ export interface Statement {
 }
 
 type PgResult = { rows: Record<string, unknown>[] };
-type PgClient = { query(text: string): Promise<PgResult | PgResult[]> };
 
-// Sequelize's own replacement formatter (the one `query` uses): values become escaped literals.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { injectReplacements } = require('sequelize/lib/utils/sql') as {
-  injectReplacements(sql: string, dialect: unknown, replacements: Record<string, unknown>): string;
-};
+// Read left to right: quoted text is skipped ('…' literals, "…" identifiers), `::` is a cast, and a
+// replacement is `:name` where a token may start (as in Sequelize's own replacement parser).
+const TOKEN = /'(?:[^']|'')*'|"(?:[^"]|"")*"|::|(?<=^|[\s(>,=[]):([A-Za-z_]\w*)/g;
+// What TOKEN does not read, refused rather than guessed at: dollar quotes and $n parameters, comments,
+// backslash-escaped E'…' literals.
+const UNREAD = /\$|--|\/\*|(?<!\w)[eE]'/;
 
-/** The statement with its replacements written in as literals (as Sequelize sends raw queries). */
+/** A replacement value as a literal, written by Sequelize's public escaper; an array as a list (`IN (:ids)`, `ARRAY[:ids]`). */
+function literal(db: Sequelize, value: unknown, inList = false): string {
+  if (Array.isArray(value) && !inList) return value.map((v) => literal(db, v, true)).join(', ');
+  if (value === null) return 'NULL';
+  if (typeof value === 'boolean' || typeof value === 'bigint') return String(value);
+  if (typeof value === 'string' || typeof value === 'number' || value instanceof Date) return db.escape(value);
+  throw new TypeError(`a replacement is a string, number, boolean, date, null or a list of them, not ${typeof value}`);
+}
+
+/** The statement with its replacements written in as literals (as Sequelize writes raw queries' replacements). */
 export function inlineStatement(db: Sequelize, statement: Statement): string {
   const sql = statement.sql.trim().replace(/;$/, '');
-  return statement.replacements ? injectReplacements(sql, (db as unknown as { dialect: unknown }).dialect, statement.replacements) : sql;
+  const replacements = statement.replacements;
+  if (!replacements) return sql;
+  if (UNREAD.test(sql)) throw new TypeError(`a statement with replacements has no dollar quote, $n parameter, comment or E'' literal: ${sql.slice(0, 60)}`);
+  return sql.replace(TOKEN, (token: string, name: string | undefined) => {
+    if (name === undefined) return token;
+    if (!Object.hasOwn(replacements, name) || replacements[name] === undefined) throw new TypeError(`no replacement for :${name}`);
+    return literal(db, replacements[name]);
+  });
 }
 
 /**
  * A Sequelize transaction whose opening is one round trip: START TRANSACTION, the tenant setting and the
  * caller's first statements go to PostgreSQL as one simple-protocol batch. Each statement costs a network
  * round trip and a write on both sides, which on this service's short requests weighs more than the SQL.
+ *
+ * Sequelize has no public way to open a transaction with more than START TRANSACTION, and models need its
+ * Transaction, so this subclass replaces the undocumented `begin` that `prepareEnvironment` calls once the
+ * connection is acquired. The installed version is pinned exactly, and test/unit/db/connection.test.ts
+ * fails if that contract changes.
  */
 class TenantTransaction extends Transaction {
   /** The rows of each opening statement, in order. */
   opened: Record<string, unknown>[][] = [];
 
   constructor(
-    db: Sequelize,
+    private readonly db: Sequelize,
     private readonly opening: string,
   ) {
     super(db, {});
   }
 
-  /** Replaces Sequelize's begin (a lone START TRANSACTION); called by prepareEnvironment. */
+  /** Replaces Sequelize's begin (a lone START TRANSACTION): the opening, on this transaction's connection. */
   async begin(): Promise<void> {
-    const client = (this as unknown as { connection: PgClient }).connection;
-    const results = await client.query(this.opening);
+    const [, results] = await this.db.query(this.opening, { transaction: this, type: QueryTypes.RAW });
     // The first two results are START TRANSACTION's and the tenant setting's.
-    this.opened = (Array.isArray(results) ? results : [results]).slice(2).map((r) => r.rows);
+    this.opened = (results as PgResult[]).slice(2).map((r) => r.rows);
   }
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** START TRANSACTION and the tenant setting (set_config(..., true): this transaction only), then `first`. */
-function opening(db: Sequelize, tenantId: string, first: Statement[], options: { readOnly?: boolean; commit?: boolean } = {}): string {
+/**
+ * The transaction's start and the tenant setting (set_config(..., true): this transaction only), then
+ * `first`. Read-only, the batch is PostgreSQL's implicit transaction of one multi-statement query: it
+ * commits at the end of the batch, or rolls back on an error and leaves the connection idle.
+ */
+function opening(db: Sequelize, tenantId: string, first: Statement[], options: { readOnly?: boolean } = {}): string {
   if (!UUID.test(tenantId)) throw new TypeError('tenant id is not a UUID');
   return [
-    options.readOnly ? 'START TRANSACTION READ ONLY' : 'START TRANSACTION',
+    options.readOnly ? 'SET TRANSACTION READ ONLY' : 'START TRANSACTION',
     `SELECT set_config('app.tenant_id', '${tenantId}', true)`,
     ...first.map((statement) => inlineStatement(db, statement)),
-    ...(options.commit ? ['COMMIT'] : []),
   ].join(';\n');
 }
 
@@ -134,17 +158,14 @@ export async function withTenant<T>(
 }
 
 /**
- * Reads in one round trip: a read-only transaction with the tenant setting, the statements, and COMMIT,
- * sent as one batch. Returns each statement's rows. For reads whose statements do not depend on each
- * other's results.
+ * Reads in one round trip: a read-only transaction with the tenant setting and the statements, sent as one
+ * query (PostgreSQL's implicit transaction: committed when the batch ends). Returns each statement's rows.
+ * For reads whose statements do not depend on each other's results.
  */
 export async function readInTenant(db: Sequelize, tenantId: string, statements: Statement[]): Promise<Record<string, unknown>[][]> {
-  const tx = new TenantTransaction(db, opening(db, tenantId, statements, { readOnly: true, commit: true }));
-  await open(tx);
-  // The batch committed; `finished` tells Sequelize so, and cleanup returns the connection to the pool.
-  (tx as unknown as { finished: string }).finished = 'commit';
-  (tx as unknown as { cleanup(): void }).cleanup();
-  return tx.opened.slice(0, statements.length);
+  const [, results] = await db.query(opening(db, tenantId, statements, { readOnly: true }), { type: QueryTypes.RAW });
+  // The first two results are SET TRANSACTION's and the tenant setting's.
+  return (results as PgResult[]).slice(2).map((r) => r.rows);
 }
 
 /**

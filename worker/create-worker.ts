@@ -8,7 +8,7 @@ import { createOperationIndex, loadOpenApiDocument } from '../contracts/operatio
 import { createFactorSecrets } from '../core/factor-secrets';
 import { createRateSources } from '../adapters/rates';
 import { createPushSender } from '../adapters/push';
-import { storePushOutbox } from '../db/repositories/push/outbox';
+import { storePushOutbox } from '../db/repositories/notifications/outbox';
 
 export interface WorkerDeps {
   config: Config;
@@ -28,8 +28,8 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
     logger: deps.logger,
     publicUrl: deps.config.publicUrl,
     baseDomain: deps.config.baseDomain,
-    proofTtlSeconds: deps.config.registration.proofTtlSeconds,
-    proofsPerEmailPerHour: deps.config.registration.proofsPerEmailPerHour,
+    magicLinkTtlSeconds: deps.config.registration.magicLinkTtlSeconds,
+    magicLinksPerEmailPerHour: deps.config.registration.magicLinksPerEmailPerHour,
     passwordReset: deps.config.passwordReset,
     // New workspaces get the default roles the OpenAPI document names for each permission.
     defaultPermissions: createOperationIndex(loadOpenApiDocument()).defaultPermissions(),

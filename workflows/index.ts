@@ -1,10 +1,11 @@
 // Every workflow the worker registers. Workflows import only contracts/ and the workflow SDK.
-export { registrationProofWorkflow } from './identity/registration-proof.workflow';
-export { registrationWorkflow } from './identity/registration.workflow';
-export { passwordResetProofWorkflow } from './identity/password-reset-proof.workflow';
+export { requestMagicLinkWorkflow } from './identity/request-magic-link.workflow';
+export { registerWorkflow } from './identity/register.workflow';
+export { requestPasswordResetWorkflow } from './identity/request-password-reset.workflow';
 export { emailChallengeWorkflow } from './identity/email-challenge.workflow';
-export { periodCloseWorkflow } from './ledger/period-close.workflow';
-export { invitationMailWorkflow, invitationWorkflow } from './identity/invitation.workflow';
-export { ratesRefreshWorkflow } from './rates/rates-refresh.workflow';
-export { pushFanoutWorkflow } from './notifications/push-fanout.workflow';
+export { closePeriodWorkflow } from './ledger/close-period.workflow';
+export { mailInvitationWorkflow } from './organisation/mail-invitation.workflow';
+export { acceptInvitationWorkflow } from './organisation/accept-invitation.workflow';
+export { refreshRatesWorkflow } from './rates/refresh-rates.workflow';
+export { sendNotificationWorkflow } from './notifications/send-notification.workflow';
 export { housekeepingWorkflow } from './housekeeping/housekeeping.workflow';

@@ -19,6 +19,6 @@ export function ensureHousekeepingSchedule(client: Client, settings: Housekeepin
     workflowType: HOUSEKEEPING_WORKFLOW,
     args: [{ batchSize: settings.batchSize, maxBatches: settings.maxBatches } satisfies HousekeepingInput],
     workflowRunTimeout: '1 hour',
-    summary: 'Delete expired proofs, enrolments, attempts, invitations, stale devices and old provider events',
+    summary: 'Delete expired magic links, enrolments, attempts, invitations, stale devices and old provider events',
   });
 }

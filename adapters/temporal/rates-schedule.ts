@@ -1,5 +1,5 @@
 import type { Client } from '@temporalio/client';
-import { RATES_REFRESH_WORKFLOW } from '../../contracts/rates';
+import { REFRESH_RATES_WORKFLOW } from '../../contracts/rates';
 import { ensureIntervalSchedule, triggerIntervalSchedule, type EnsureOutcome, type IntervalSchedule } from './interval-schedule';
 
 // The `rates-refresh` Temporal Schedule: the rate refresh every refreshIntervalSeconds, never two at once
@@ -18,7 +18,7 @@ function scheduleOf(settings: RatesScheduleSettings): IntervalSchedule {
     scheduleId: settings.scheduleId,
     intervalSeconds: settings.refreshIntervalSeconds,
     taskQueue: settings.taskQueue,
-    workflowType: RATES_REFRESH_WORKFLOW,
+    workflowType: REFRESH_RATES_WORKFLOW,
     args: [],
     workflowRunTimeout: '10 minutes',
     summary: 'Refresh exchange rates (Central Bank of Uzbekistan and commercial bank)',

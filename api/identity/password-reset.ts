@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Op, type Sequelize } from 'sequelize';
-import { Identity, RegistrationProof } from '../../db/models';
+import { Identity, MagicLink } from '../../db/models';
 import { setTenant } from '../../db/connection';
 import { activeMembershipsOf } from '../../db/repositories/organisation/principals';
 import { revokeIdentitySessions, updatePasswordHash } from '../../db/repositories/identity/second-factors';
@@ -8,8 +8,8 @@ import { recordAuditEvent } from '../../db/repositories/audit/events';
 import { sha256 } from '../../core/secrets';
 import { AppError } from '../../core/problems';
 import type { PasswordHasher } from '../../core/passwords';
-import { PASSWORD_RESET_PROOF_WORKFLOW, type PasswordResetProofWorkflow } from '../../contracts/identity';
-import { passwordResetProofWorkflowId } from '../../contracts/workflow-ids';
+import { REQUEST_PASSWORD_RESET_WORKFLOW, type RequestPasswordResetWorkflow } from '../../contracts/identity';
+import { requestPasswordResetWorkflowId } from '../../contracts/workflow-ids';
 import type { WorkflowClient } from '../workflow-client';
 import type { CredentialGuard, RequestLimits } from '../http/request-limits';
 import type { RequestContext } from '../http/context';
@@ -32,7 +32,7 @@ export interface PasswordResetDeps {
 
 export type PasswordResetOutcome = { kind: 'reset' } | { kind: 'challenge'; challenge: EmailChallengeResponse };
 
-/** Password reset by an emailed link (workflow password-reset-proof-<proofId>), then the second factor. */
+/** Password reset by an emailed magic link (workflow password-reset-<magicLinkId>), then the second factor. */
 export function createPasswordReset(deps: PasswordResetDeps) {
   const { db } = deps;
 
@@ -40,11 +40,11 @@ export function createPasswordReset(deps: PasswordResetDeps) {
   async function requestPasswordReset(email: string, ctx: RequestContext): Promise<void> {
     const address = normaliseEmail(email);
     await deps.limits.consume('passwordReset', { ip: ctx.ipAddress, target: address });
-    const proofId = randomUUID();
+    const magicLinkId = randomUUID();
     const startId = await db.transaction((tx) =>
-      deps.workflows.enqueue<PasswordResetProofWorkflow>(tx, PASSWORD_RESET_PROOF_WORKFLOW, {
-        workflowId: passwordResetProofWorkflowId(proofId),
-        args: [{ proofId, email: address, correlationId: ctx.correlationId }],
+      deps.workflows.enqueue<RequestPasswordResetWorkflow>(tx, REQUEST_PASSWORD_RESET_WORKFLOW, {
+        workflowId: requestPasswordResetWorkflowId(magicLinkId),
+        args: [{ magicLinkId, email: address, correlationId: ctx.correlationId }],
         tenantId: null,
         idReusePolicy: 'REJECT_DUPLICATE',
       }),
@@ -63,11 +63,16 @@ export function createPasswordReset(deps: PasswordResetDeps) {
     await deps.guard.check(who);
     const factor = factorOf(input, 'login-factors-invalid');
     assertNewPassword(input.newPassword, input.confirmPassword, NEW_PASSWORD_MIN_CHARACTERS, 'newPassword');
-    const proof = await RegistrationProof.findOne({ where: { tokenHash: sha256(input.token), purpose: 'PASSWORD_RESET' } });
+    const magicLink = await MagicLink.findOne({ where: { tokenHash: sha256(input.token), purpose: 'PASSWORD_RESET' } });
     const usable =
-      proof && proof.email === email && proof.mailedAt && !proof.consumedAt && !proof.supersededAt && proof.expiresAt.getTime() > Date.now();
+      magicLink &&
+      magicLink.email === email &&
+      magicLink.mailedAt &&
+      !magicLink.consumedAt &&
+      !magicLink.supersededAt &&
+      magicLink.expiresAt.getTime() > Date.now();
     const identity = usable ? await Identity.findOne({ where: { email } }) : null;
-    if (!proof || !identity) {
+    if (!magicLink || !identity) {
       await deps.guard.fail(who);
       throw new AppError('password-reset-invalid');
     }
@@ -81,9 +86,9 @@ export function createPasswordReset(deps: PasswordResetDeps) {
     const passwordHash = await deps.hasher.hash(input.newPassword, ctx.ipAddress);
     await db.transaction(async (tx) => {
       // Single use, also against a concurrent reset with the same link: the first to consume it wins.
-      const [consumed] = await RegistrationProof.update(
+      const [consumed] = await MagicLink.update(
         { consumedAt: new Date() },
-        { where: { id: proof.id, consumedAt: null, supersededAt: null, expiresAt: { [Op.gt]: new Date() } }, transaction: tx },
+        { where: { id: magicLink.id, consumedAt: null, supersededAt: null, expiresAt: { [Op.gt]: new Date() } }, transaction: tx },
       );
       if (consumed !== 1) throw new AppError('password-reset-invalid');
       await updatePasswordHash(tx, identity.id, passwordHash);

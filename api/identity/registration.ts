@@ -1,17 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import type { Sequelize } from 'sequelize';
-import { Identity, RegistrationAttempt, RegistrationProof } from '../../db/models';
+import { Identity, MagicLink, RegistrationAttempt } from '../../db/models';
 import { withTenant } from '../../db/connection';
 import { sha256 } from '../../core/secrets';
 import { AppError } from '../../core/problems';
 import type { PasswordHasher } from '../../core/passwords';
 import {
-  REGISTRATION_PROOF_WORKFLOW,
-  REGISTRATION_WORKFLOW,
-  type RegistrationProofWorkflow,
-  type RegistrationWorkflow,
+  REGISTER_WORKFLOW,
+  REQUEST_MAGIC_LINK_WORKFLOW,
+  type RegisterWorkflow,
+  type RequestMagicLinkWorkflow,
 } from '../../contracts/identity';
-import { registrationProofWorkflowId, registrationWorkflowId } from '../../contracts/workflow-ids';
+import { registerWorkflowId, requestMagicLinkWorkflowId } from '../../contracts/workflow-ids';
 import type { WorkflowClient } from '../workflow-client';
 import type { CredentialGuard, RequestLimits } from '../http/request-limits';
 import type { RequestContext } from '../http/context';
@@ -38,16 +38,16 @@ export function normaliseEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
-/** Registration: an emailed proof, then a workspace (workflows registration-proof-<id> and registration-<proofId>). */
+/** Registration: a magic link, then a workspace (workflows magic-link-<magicLinkId> and register-<magicLinkId>). */
 export function createRegistration(deps: RegistrationDeps) {
-  /** Starts the proof workflow and returns at once: the answer never depends on the email. */
+  /** Starts requestMagicLinkWorkflow and returns at once: the answer never depends on the email. */
   async function requestMagicLink(email: string, ctx: RequestContext): Promise<void> {
     await deps.limits.consume('magicLink', { ip: ctx.ipAddress, target: normaliseEmail(email) });
-    const proofId = randomUUID();
+    const magicLinkId = randomUUID();
     const startId = await deps.db.transaction((tx) =>
-      deps.workflows.enqueue<RegistrationProofWorkflow>(tx, REGISTRATION_PROOF_WORKFLOW, {
-        workflowId: registrationProofWorkflowId(proofId),
-        args: [{ proofId, email: normaliseEmail(email), correlationId: ctx.correlationId }],
+      deps.workflows.enqueue<RequestMagicLinkWorkflow>(tx, REQUEST_MAGIC_LINK_WORKFLOW, {
+        workflowId: requestMagicLinkWorkflowId(magicLinkId),
+        args: [{ magicLinkId, email: normaliseEmail(email), correlationId: ctx.correlationId }],
         tenantId: null,
         idReusePolicy: 'REJECT_DUPLICATE',
       }),
@@ -62,11 +62,16 @@ export function createRegistration(deps: RegistrationDeps) {
     const who = { email, ip: ctx.ipAddress };
     await deps.guard.check(who);
     assertNewPassword(input.password, input.confirmPassword, REGISTRATION_PASSWORD_MIN_CHARACTERS);
-    const proof = await RegistrationProof.findOne({ where: { tokenHash: sha256(input.token) } });
+    const magicLink = await MagicLink.findOne({ where: { tokenHash: sha256(input.token) } });
     const usable =
-      proof && proof.purpose === 'REGISTRATION' && proof.email === email && !proof.consumedAt && !proof.supersededAt && proof.expiresAt.getTime() > Date.now();
-    if (!proof || !usable) {
-      // Guessing proofs is bounded per address; the owner's own link from elsewhere still works.
+      magicLink &&
+      magicLink.purpose === 'REGISTRATION' &&
+      magicLink.email === email &&
+      !magicLink.consumedAt &&
+      !magicLink.supersededAt &&
+      magicLink.expiresAt.getTime() > Date.now();
+    if (!magicLink || !usable) {
+      // Guessing magic links is bounded per address; the owner's own link from elsewhere still works.
       await deps.guard.fail(who);
       throw new AppError('registration-proof-invalid');
     }
@@ -75,7 +80,7 @@ export function createRegistration(deps: RegistrationDeps) {
     let passwordHash: string | null = null;
     if (identity) {
       // Register never replaces an existing identity's password; it must be the current one, and each
-      // wrong guess uses up one of the identity's attempts (a proof is no licence to guess).
+      // wrong guess uses up one of the identity's attempts (a magic link is no licence to guess).
       await deps.factors.checkFactor(identity.id, 'CURRENT_PASSWORD', async () => {
         if (!(await deps.hasher.verify(input.password, identity.passwordHash, ctx.ipAddress))) throw new AppError('invalid-credentials');
       });
@@ -83,12 +88,12 @@ export function createRegistration(deps: RegistrationDeps) {
       passwordHash = await deps.hasher.hash(input.password, ctx.ipAddress);
     }
     const attemptId = randomUUID();
-    const workflowId = registrationWorkflowId(proof.id);
+    const workflowId = registerWorkflowId(magicLink.id);
     const startId = await deps.db.transaction(async (tx) => {
       await RegistrationAttempt.create(
         {
           id: attemptId,
-          proofId: proof.id,
+          magicLinkId: magicLink.id,
           existingIdentityId: identity?.id ?? null,
           passwordHash,
           companyName: input.company?.name.trim() ?? null,
@@ -98,18 +103,18 @@ export function createRegistration(deps: RegistrationDeps) {
         },
         { transaction: tx },
       );
-      return deps.workflows.enqueue<RegistrationWorkflow>(tx, REGISTRATION_WORKFLOW, {
+      return deps.workflows.enqueue<RegisterWorkflow>(tx, REGISTER_WORKFLOW, {
         workflowId,
-        args: [{ proofId: proof.id, attemptId, correlationId: ctx.correlationId }],
+        args: [{ magicLinkId: magicLink.id, attemptId, correlationId: ctx.correlationId }],
         tenantId: null,
-        // One run per proof: a concurrent or later request with the same proof is refused, but a run that
+        // One run per magic link: a concurrent or later request with the same link is refused, but a run that
         // failed (e.g. a transient error) may be retried.
         idReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
       });
     });
     // The workspace is created with this password even if Temporal is unreachable now (the relay starts it
     // later; its activity clears the hash), so the person can then log in without registering again.
-    const result = await deps.workflows.awaitStarted<RegistrationWorkflow>(startId, workflowId, {
+    const result = await deps.workflows.awaitStarted<RegisterWorkflow>(startId, workflowId, {
       lost: () => new AppError('registration-proof-invalid'),
       pending: 'The registration is recorded and completes as soon as the workflow service is back; then log in with your password',
       release: () => RegistrationAttempt.update({ passwordHash: null }, { where: { id: attemptId } }).then(() => undefined),

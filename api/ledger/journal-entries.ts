@@ -1,22 +1,22 @@
-import { randomUUID, createHash } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { UniqueConstraintError, DatabaseError, type Sequelize } from 'sequelize';
 import { selectBatch, withTenant, type Tx } from '../../db/connection';
 import {
   findEntry,
   linesOf,
   listEntries,
-  postEntryStatement,
+  postJournalEntryStatement,
   postedEntryOf,
   postingContextOf,
   postingContextStatement,
-  type PostingContext,
   type EntryRow,
   type LedgerScope,
   type LineRow,
   type NewLine,
 } from '../../db/repositories/ledger/journal';
 import { AppError } from '../../core/problems';
-import { formatMinorUnits, numericToMinorUnits, toMinorUnits } from '../../core/money';
+import { formatMinorUnits, numericToMinorUnits } from '../../core/money';
+import { checkPosting, prepareEntry, prepareReversal, type PreparedEntry } from '../../core/ledger';
 import type { AuditAction } from '../../core/audit-actions';
 import type { Principal, RequestContext } from '../http/context';
 import type { Schemas } from '../http/operation-handler';
@@ -54,62 +54,6 @@ function toJournalEntry(row: EntryRow, lines: LineRow[]): JournalEntry {
   };
 }
 
-/** What identifies a request's content: the same requestId with other content is a 409, never a second entry. */
-function requestHash(content: unknown): string {
-  return createHash('sha256').update(JSON.stringify(content)).digest('hex');
-}
-
-interface PreparedEntry {
-  entryDate: string;
-  description: string;
-  reference: string | null;
-  lines: NewLine[];
-  total: bigint;
-  hash: string;
-  reversalOf: string | null;
-}
-
-/** An entry's totals are NUMERIC(20,2): at most 18 digits before the point. */
-const MAX_ENTRY_TOTAL = 10n ** 20n - 1n;
-
-/** Checks the arithmetic of an entry: one positive side per line, and debits equal credits, exactly. */
-function prepareEntry(input: JournalEntryCreate): PreparedEntry {
-  let debits = 0n;
-  let credits = 0n;
-  const lines = input.lines.map((line, i): NewLine => {
-    const debit = toMinorUnits(line.debit);
-    const credit = toMinorUnits(line.credit);
-    if ((debit > 0n) === (credit > 0n)) {
-      throw new AppError('validation', `Line ${i + 1} must have exactly one of debit and credit above zero`, {
-        errors: [{ path: `/body/lines/${i}`, message: 'must have exactly one of debit and credit above zero' }],
-      });
-    }
-    debits += debit;
-    credits += credit;
-    return {
-      lineNo: i + 1,
-      accountCode: line.accountCode,
-      subaccountId: line.subaccountId ?? null,
-      debit: formatMinorUnits(debit),
-      credit: formatMinorUnits(credit),
-      memo: line.memo ?? null,
-    };
-  });
-  if (debits > MAX_ENTRY_TOTAL || credits > MAX_ENTRY_TOTAL) {
-    throw new AppError('validation', `The entry's totals exceed ${formatMinorUnits(MAX_ENTRY_TOTAL)}, the most an entry can hold`, {
-      errors: [{ path: '/body/lines', message: `totals must not exceed ${formatMinorUnits(MAX_ENTRY_TOTAL)}` }],
-    });
-  }
-  if (debits !== credits) {
-    throw new AppError('entry-unbalanced', `Debits ${formatMinorUnits(debits)} do not equal credits ${formatMinorUnits(credits)}`, {
-      totalDebit: formatMinorUnits(debits),
-      totalCredit: formatMinorUnits(credits),
-    });
-  }
-  const content = { entryDate: input.entryDate, description: input.description, reference: input.reference ?? null, lines };
-  return { ...content, total: debits, hash: requestHash(content), reversalOf: null };
-}
-
 function isPostgresError(err: unknown, code: string): boolean {
   return err instanceof DatabaseError && (err.original as { code?: string }).code === code;
 }
@@ -143,32 +87,6 @@ export function createJournalEntries({ db, companies }: { db: Sequelize; compani
       subaccountIds: [...new Set(lines.flatMap((l) => (l.subaccountId ? [l.subaccountId] : [])))],
     });
 
-  /**
-   * The accounts of the lines: the company's (else 400 unknown-account), then detail accounts, not headers
-   * (else 400 header-account, one error per line). A reversal's lines are the original's, not the body's:
-   * its header errors name the line without a path into the body.
-   */
-  function checkPosting(context: PostingContext, lines: NewLine[], reversal: boolean): { replayed: boolean } {
-    if (!context.company) throw new AppError('not-found', 'No company with this id in your workspace');
-    if (context.replayed) return { replayed: true };
-    if (context.company.archived) throw new AppError('company-archived', 'The company is archived; its ledger is read-only');
-    const errors = lines.flatMap((l, i) => {
-      if (!context.knownCodes.has(l.accountCode)) return [{ path: `/body/lines/${i}/accountCode`, message: `no account ${l.accountCode} in this company's chart` }];
-      if (l.subaccountId && context.subaccountParents.get(l.subaccountId) !== l.accountCode) {
-        return [{ path: `/body/lines/${i}/subaccountId`, message: `not a subaccount of ${l.accountCode} in this company` }];
-      }
-      return [];
-    });
-    if (errors.length > 0) throw new AppError('unknown-account', errors.map((e) => e.message).join('; '), { errors });
-    const headers = lines.flatMap((l, i) => {
-      const details = context.headerDetails.get(l.accountCode);
-      if (!details) return [];
-      return [{ ...(reversal ? {} : { path: `/body/lines/${i}/accountCode` }), message: `line ${l.lineNo}: ${l.accountCode} is a header account; post to one of its detail accounts (${details.join(', ')})` }];
-    });
-    if (headers.length > 0) throw new AppError('header-account', headers.map((e) => e.message).join('; '), { errors: headers });
-    return { replayed: false };
-  }
-
   /** Posts a prepared entry in one transaction with its audit event; idempotent per requestId. */
   async function commitEntry(
     principal: Principal,
@@ -196,7 +114,7 @@ export function createJournalEntries({ db, companies }: { db: Sequelize; compani
             subjectId: id,
             details: `dated ${prepared.entryDate}, ${prepared.lines.length} lines, total ${formatMinorUnits(prepared.total)}`,
           }),
-          postEntryStatement(
+          postJournalEntryStatement(
             scope,
             {
               id,
@@ -256,17 +174,7 @@ export function createJournalEntries({ db, companies }: { db: Sequelize; compani
     const scope = scopeOf(principal, legalEntityId);
     const original = await companies.read(principal, legalEntityId, (tx) => loadEntry(tx, scope, { id: entryId }));
     if (!original) throw new AppError('not-found', 'No journal entry with this id in this company');
-    const lines: NewLine[] = original.lines.map((l) => ({ ...l, debit: l.credit, credit: l.debit }));
-    const content = { reversalOf: original.id, entryDate: input.entryDate, reason: input.reason };
-    const prepared: PreparedEntry = {
-      entryDate: input.entryDate,
-      description: `Reversal of entry #${original.number}: ${input.reason}`.slice(0, 500),
-      reference: original.reference,
-      lines,
-      total: toMinorUnits(original.totalDebit),
-      hash: requestHash(content),
-      reversalOf: original.id,
-    };
+    const prepared = prepareReversal(original, input);
     const check = async (tx: Tx) => {
       const current = await findEntry(tx, scope, { id: original.id });
       if (current!.reversal_of) throw new AppError('entry-not-reversible', 'A reversal is never itself reversed');

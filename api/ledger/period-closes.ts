@@ -12,8 +12,8 @@ import {
 } from '../../db/repositories/ledger/period-closes';
 import { AppError } from '../../core/problems';
 import { formatMinorUnits, numericToMinorUnits } from '../../core/money';
-import { periodCloseWorkflowId } from '../../contracts/workflow-ids';
-import { PERIOD_CLOSE_WORKFLOW, type PeriodCloseWorkflow } from '../../contracts/ledger';
+import { closePeriodWorkflowId } from '../../contracts/workflow-ids';
+import { CLOSE_PERIOD_WORKFLOW, type ClosePeriodWorkflow } from '../../contracts/ledger';
 import { normalSideOf, type AccountType } from '../accounting/chart-of-accounts';
 import type { WorkflowClient } from '../workflow-client';
 import { recordCallerEvent } from '../audit/caller-events';
@@ -32,7 +32,7 @@ function todayUtc(): string {
   return new Date().toISOString().slice(0, 10);
 }
 
-/** Period closes: requested here, carried out by the workflow period-close-<legalEntityId>-<closeDate>. */
+/** Period closes: requested here (closePeriod), carried out by closePeriodWorkflow (close-period-<legalEntityId>-<closeDate>). */
 export function createPeriodCloses(deps: { companies: CompanyScopes; workflows: WorkflowClient }) {
   const { companies } = deps;
 
@@ -104,8 +104,8 @@ export function createPeriodCloses(deps: { companies: CompanyScopes; workflows: 
         details: `close through ${input.closeDate}`,
       });
       // The workflow start commits with the close: the raised cut-off can never be left without its workflow.
-      await deps.workflows.enqueue<PeriodCloseWorkflow>(tx, PERIOD_CLOSE_WORKFLOW, {
-        workflowId: periodCloseWorkflowId(legalEntityId, input.closeDate),
+      await deps.workflows.enqueue<ClosePeriodWorkflow>(tx, CLOSE_PERIOD_WORKFLOW, {
+        workflowId: closePeriodWorkflowId(legalEntityId, input.closeDate),
         args: [{ tenantId: principal.tenantId, legalEntityId, closeId: id, closeDate: input.closeDate, correlationId: ctx.correlationId }],
         tenantId: principal.tenantId,
         // A failed close may be requested again for the same date: the id may run again once its run ended.
@@ -114,7 +114,7 @@ export function createPeriodCloses(deps: { companies: CompanyScopes; workflows: 
       return { view: await toView(tx, scope, row), created: true };
     });
     // Started now if Temporal answers; otherwise the relay starts it. A retried request re-drives it too.
-    await deps.workflows.dispatch({ workflowId: periodCloseWorkflowId(legalEntityId, outcome.view.closeDate) });
+    await deps.workflows.dispatch({ workflowId: closePeriodWorkflowId(legalEntityId, outcome.view.closeDate) });
     return outcome.view;
   }
 

@@ -1,6 +1,6 @@
 import type { Sequelize } from 'sequelize';
 import { AppError } from '../../core/problems';
-import { pushOutboxFor } from '../../db/repositories/push/outbox';
+import { pushOutboxFor } from '../../db/repositories/notifications/outbox';
 import { memberOperation, publicOperation, type HandlersOf } from '../http/operation-handler';
 import type { createNotifications } from './notifications';
 

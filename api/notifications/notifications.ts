@@ -2,8 +2,8 @@ import { createHash, randomUUID } from 'node:crypto';
 import type { Sequelize } from 'sequelize';
 import { AppError } from '../../core/problems';
 import { deviceTokenHash, platformOf, type DevicePlatform } from '../../core/push';
-import { PUSH_FANOUT_WORKFLOW, type PushFanoutWorkflow } from '../../contracts/push';
-import { pushWorkflowId } from '../../contracts/workflow-ids';
+import { SEND_NOTIFICATION_WORKFLOW, type SendNotificationWorkflow } from '../../contracts/notifications';
+import { sendNotificationWorkflowId } from '../../contracts/workflow-ids';
 import { withTenant } from '../../db/connection';
 import {
   claimDevice,
@@ -13,7 +13,7 @@ import {
   messageByRequest,
   messageStatus,
   removeDevice as removeDeviceRow,
-} from '../../db/repositories/push/messages';
+} from '../../db/repositories/notifications/messages';
 import type { Principal, RequestContext } from '../http/context';
 import type { Schemas } from '../http/operation-handler';
 import type { WorkflowClient } from '../workflow-client';
@@ -59,7 +59,7 @@ export function createNotifications(deps: { db: Sequelize; workflows: WorkflowCl
    */
   async function sendNotification(principal: Principal, body: Schemas['SendRequest'], ctx: RequestContext): Promise<Schemas['Enqueued']> {
     const fingerprint = fingerprintOf(body);
-    const workflowId = pushWorkflowId(principal.tenantId, body.requestId);
+    const workflowId = sendNotificationWorkflowId(principal.tenantId, body.requestId);
     const outcome = await withTenant(db, principal.tenantId, async (tx) => {
       const state = await membershipState(tx, body.recipientMembershipId);
       if (state === null) throw new AppError('not-found', 'The recipient is not a member of this workspace');
@@ -83,7 +83,7 @@ export function createNotifications(deps: { db: Sequelize; workflows: WorkflowCl
         if (!earlier.fingerprint.equals(fingerprint)) throw new AppError('request-id-reused', 'This requestId was used for another notification');
         return { id: earlier.id, devices: earlier.deviceCount, startId: null };
       }
-      const startId = await workflows.enqueue<PushFanoutWorkflow>(tx, PUSH_FANOUT_WORKFLOW, {
+      const startId = await workflows.enqueue<SendNotificationWorkflow>(tx, SEND_NOTIFICATION_WORKFLOW, {
         workflowId,
         args: [{ tenantId: principal.tenantId, messageId: id, deviceIds }],
         tenantId: principal.tenantId,

@@ -15,12 +15,12 @@ import { AppError } from '../../core/problems';
 import type { PasswordHasher } from '../../core/passwords';
 import type { RoleCode } from '../../core/roles';
 import {
-  INVITATION_MAIL_WORKFLOW,
-  INVITATION_WORKFLOW,
-  type InvitationMailWorkflow,
-  type InvitationWorkflow,
-} from '../../contracts/identity';
-import { invitationMailWorkflowId, invitationWorkflowId } from '../../contracts/workflow-ids';
+  ACCEPT_INVITATION_WORKFLOW,
+  MAIL_INVITATION_WORKFLOW,
+  type AcceptInvitationWorkflow,
+  type MailInvitationWorkflow,
+} from '../../contracts/organisation';
+import { acceptInvitationWorkflowId, mailInvitationWorkflowId } from '../../contracts/workflow-ids';
 import type { WorkflowClient } from '../workflow-client';
 import type { CredentialGuard, RequestLimits } from '../http/request-limits';
 import type { Principal, RequestContext } from '../http/context';
@@ -90,8 +90,8 @@ export function createInvitations(deps: InvitationDeps) {
       });
       const startId =
         delivery === 'EMAIL'
-          ? await deps.workflows.enqueue<InvitationMailWorkflow>(tx, INVITATION_MAIL_WORKFLOW, {
-              workflowId: invitationMailWorkflowId(invitation.id),
+          ? await deps.workflows.enqueue<MailInvitationWorkflow>(tx, MAIL_INVITATION_WORKFLOW, {
+              workflowId: mailInvitationWorkflowId(invitation.id),
               args: [{ tenantId: scope.tenantId, invitationId: invitation.id, correlationId: ctx.correlationId, auditEventId }],
               tenantId: scope.tenantId,
               idReusePolicy: 'REJECT_DUPLICATE',
@@ -116,12 +116,12 @@ export function createInvitations(deps: InvitationDeps) {
 
   /**
    * Starts the invitation mail for an invitation whose token was handed to the inviter: the address's
-   * reader joins from the mailed link. Once per invitation (the mail workflow's id is the invitation's).
+   * reader joins from the mailed link. Once per invitation (mailInvitationWorkflow's id is the invitation's).
    */
   async function mailJoinLink(tenantId: string, invitationId: string, ctx: RequestContext): Promise<void> {
     const startId = await withTenant(db, tenantId, (tx) =>
-      deps.workflows.enqueue<InvitationMailWorkflow>(tx, INVITATION_MAIL_WORKFLOW, {
-        workflowId: invitationMailWorkflowId(invitationId),
+      deps.workflows.enqueue<MailInvitationWorkflow>(tx, MAIL_INVITATION_WORKFLOW, {
+        workflowId: mailInvitationWorkflowId(invitationId),
         args: [{ tenantId, invitationId, correlationId: ctx.correlationId }],
         tenantId,
         idReusePolicy: 'REJECT_DUPLICATE',
@@ -168,7 +168,7 @@ export function createInvitations(deps: InvitationDeps) {
       throw notAuthenticated();
     }
 
-    const workflowId = invitationWorkflowId(invitation.id);
+    const workflowId = acceptInvitationWorkflowId(invitation.id);
     const { acceptanceId, startId } = await withTenant(db, tenantId, async (tx) => {
       const acceptance = await recordAcceptance(tx, scope, {
         invitationId: invitation.id,
@@ -178,7 +178,7 @@ export function createInvitations(deps: InvitationDeps) {
         correlationId: ctx.correlationId,
         ipAddress: ctx.ipAddress,
       });
-      const start = await deps.workflows.enqueue<InvitationWorkflow>(tx, INVITATION_WORKFLOW, {
+      const start = await deps.workflows.enqueue<AcceptInvitationWorkflow>(tx, ACCEPT_INVITATION_WORKFLOW, {
         workflowId,
         args: [{ tenantId, invitationId: invitation.id, acceptanceId: acceptance, correlationId: ctx.correlationId }],
         tenantId,
@@ -187,7 +187,7 @@ export function createInvitations(deps: InvitationDeps) {
       });
       return { acceptanceId: acceptance, startId: start };
     });
-    const result = await deps.workflows.awaitStarted<InvitationWorkflow>(startId, workflowId, {
+    const result = await deps.workflows.awaitStarted<AcceptInvitationWorkflow>(startId, workflowId, {
       lost: () => new AppError('invitation-invalid'),
       pending: 'The acceptance is recorded and completes as soon as the workflow service is back; then log in on this host',
       release: () => withTenant(db, tenantId, (tx) => scrubAcceptance(tx, scope, acceptanceId)),

@@ -20,6 +20,7 @@ import * as chartPagePlanCache from './2026.11.23T18.00.00.chart-page-plan-cache
 import * as invitationMailboxProof from './2026.11.24T07.00.00.invitation-mailbox-proof';
 import * as passwordReset from './2026.11.24T08.00.00.password-reset';
 import * as headerAccounts from './2026.11.24T14.00.00.header-accounts';
+import * as magicLinks from './2026.11.25T06.00.00.magic-links';
 
 export type { MigrationContext };
 
@@ -51,4 +52,5 @@ export const MIGRATIONS: Array<{ name: string; module: MigrationModule }> = [
   { name: '2026.11.24T07.00.00.invitation-mailbox-proof', module: invitationMailboxProof },
   { name: '2026.11.24T08.00.00.password-reset', module: passwordReset },
   { name: '2026.11.24T14.00.00.header-accounts', module: headerAccounts },
+  { name: '2026.11.25T06.00.00.magic-links', module: magicLinks },
 ];

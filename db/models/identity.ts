@@ -12,7 +12,8 @@ export class Identity extends Model<InferAttributes<Identity>, InferCreationAttr
   declare updatedAt: CreationOptional<Date>;
 }
 
-export class RegistrationProof extends Model<InferAttributes<RegistrationProof>, InferCreationAttributes<RegistrationProof>> {
+/** A magic link: an emailed one-time link, stored as the hash of its token (table magic_links). */
+export class MagicLink extends Model<InferAttributes<MagicLink>, InferCreationAttributes<MagicLink>> {
   declare id: string;
   declare email: string;
   /** REGISTRATION (a link to register) or PASSWORD_RESET (a link to set a new password). */
@@ -29,7 +30,8 @@ export class RegistrationProof extends Model<InferAttributes<RegistrationProof>,
 
 export class RegistrationAttempt extends Model<InferAttributes<RegistrationAttempt>, InferCreationAttributes<RegistrationAttempt>> {
   declare id: string;
-  declare proofId: string;
+  /** The magic link the attempt was made with (column proof_id). */
+  declare magicLinkId: string;
   declare existingIdentityId: string | null;
   declare passwordHash: string | null;
   declare companyName: string | null;
@@ -115,7 +117,7 @@ export function initIdentityModels(sequelize: Sequelize): void {
     },
     { sequelize, tableName: 'identities' },
   );
-  RegistrationProof.init(
+  MagicLink.init(
     {
       id: { type: DataTypes.UUID, primaryKey: true },
       email: { type: DataTypes.TEXT, allowNull: false },
@@ -129,12 +131,12 @@ export function initIdentityModels(sequelize: Sequelize): void {
       consumedByAttempt: DataTypes.UUID,
       result: DataTypes.JSONB,
     },
-    { sequelize, tableName: 'registration_proofs' },
+    { sequelize, tableName: 'magic_links' },
   );
   RegistrationAttempt.init(
     {
       id: { type: DataTypes.UUID, primaryKey: true },
-      proofId: { type: DataTypes.UUID, allowNull: false },
+      magicLinkId: { type: DataTypes.UUID, allowNull: false, field: 'proof_id' },
       existingIdentityId: DataTypes.UUID,
       passwordHash: DataTypes.TEXT,
       companyName: DataTypes.TEXT,

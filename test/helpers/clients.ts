@@ -36,9 +36,9 @@ export async function waitForMail(stack: TestStack, to: string, count = 1, timeo
   }
 }
 
-export function proofFrom(mail: DevMail): string {
+export function magicLinkTokenFrom(mail: DevMail): string {
   const match = /token=([A-Za-z0-9_-]{43})/.exec(mail.text);
-  if (!match) throw new Error('no proof in mail');
+  if (!match) throw new Error('no magic link in mail');
   return match[1];
 }
 
@@ -53,12 +53,12 @@ export async function mailedInvitationToken(stack: TestStack, email: string, cou
   return token;
 }
 
-/** POST magic-link/request and read the proof from the newest mail. */
-export async function requestProof(stack: TestStack, email: string): Promise<string> {
+/** POST magic-link/request and read the magic link's token from the newest mail. */
+export async function requestMagicLink(stack: TestStack, email: string): Promise<string> {
   const before = (await readMail(stack, email)).length;
   await api(stack).post('/api/v1/auth/magic-link/request').send({ email }).expect(202);
   const mail = await waitForMail(stack, email, before + 1);
-  return proofFrom(mail[0]);
+  return magicLinkTokenFrom(mail[0]);
 }
 
 export interface Registered {
@@ -82,7 +82,7 @@ export async function registerWorkspace(
 ): Promise<Registered> {
   const email = options.email ?? uniqueEmail();
   const password = options.password ?? PASSWORD;
-  const token = await requestProof(stack, email);
+  const token = await requestMagicLink(stack, email);
   const company = options.company === undefined ? { name: `Firm ${randomUUID().slice(0, 6)}`, taxId: '123456789' } : options.company;
   const body: Record<string, unknown> = { token, email, password, confirmPassword: password };
   if (company) body.company = company;

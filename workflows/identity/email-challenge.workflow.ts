@@ -14,8 +14,9 @@ const { mailEmailChallengeCode, forgetEmailChallengeCode } = proxyActivities<Ema
 });
 
 /**
- * One emailed second-factor code: mails it, then accepts up to `maxGuesses` verifications until it
- * expires. Verification is an update, so the caller gets the answer synchronously and concurrent
+ * One emailed second-factor code (workflow email-challenge-<challengeId>), started by login, stepUpSession,
+ * challengeEmailFactorSetting, register, acceptInvitation and resetPassword: mails it, then accepts up to
+ * `maxGuesses` verifications until it expires. Verification is an update, so the caller gets the answer synchronously and concurrent
  * verifications are decided one after another: at most one is ever VERIFIED.
  */
 export async function emailChallengeWorkflow(input: EmailChallengeInput): Promise<EmailChallengeOutcome> {

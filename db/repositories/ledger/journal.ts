@@ -1,7 +1,9 @@
 import { selectRows, type Db, type Statement } from '../../connection';
 import type { CompanyScope } from '../organisation/companies';
 
-// Journal entries and lines. Entries are append-only: there is no update or delete here, and the
+// Journal entries and lines. Serves postJournalEntry (postJournalEntryStatement), reverseJournalEntry,
+// listJournalEntries, getJournalEntry, and the account look-ups of getTrialBalance and closePeriod.
+// Entries are append-only: there is no update or delete here, and the
 // database rejects both. Rows come back as plain objects with amounts as NUMERIC strings.
 // Raw SQL throughout: the posting is one statement under the company's ledger row (counter, entry and
 // lines), and the reads join an entry with its reversal; both are the ledger's hot paths.
@@ -63,7 +65,7 @@ export interface NewEntry {
  * until commit, so numbers are gapless and a period close that moves the cut-off waits for postings in
  * flight, after which every later one sees it. One round trip while the row is held keeps that window short.
  */
-export function postEntryStatement(scope: LedgerScope, entry: NewEntry, lines: NewLine[]): Statement {
+export function postJournalEntryStatement(scope: LedgerScope, entry: NewEntry, lines: NewLine[]): Statement {
   return {
     sql: `WITH counter AS (
        INSERT INTO ledger_states AS s (tenant_id, legal_entity_id, next_entry_number) VALUES (:tenantId, :legalEntityId, 2)
@@ -99,7 +101,7 @@ export function postEntryStatement(scope: LedgerScope, entry: NewEntry, lines: N
   };
 }
 
-/** The outcome of postEntryStatement, from its one row. */
+/** The outcome of postJournalEntryStatement, from its one row. */
 export function postedEntryOf(row: Record<string, unknown>): { number: number; lockedThrough: string | null; postedAt: Date | null } {
   const r = row as { number: string; locked_through: string | null; posted_at: Date | null };
   return { number: Number(r.number), lockedThrough: r.locked_through, postedAt: r.posted_at };

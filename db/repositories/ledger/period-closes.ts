@@ -3,7 +3,9 @@ import { LedgerState, PeriodClose, PeriodCloseBalance } from '../../models';
 import { execute, selectRows, transactionOf, type Db } from '../../connection';
 import type { LedgerScope } from './journal';
 
-// Period closes and their snapshots, and the balance queries that read them. Single-table reads and
+// Period closes and their snapshots, and the balance queries that read them. Serves closePeriod,
+// getPeriodClose, listPeriodCloses and getTrialBalance, and closePeriodWorkflow's activities (lock, snapshot,
+// complete or fail the close). Single-table reads and
 // state changes go through the models; the snapshot and the balance sums are raw SQL (aggregates over
 // the journal in one statement), as is the ledger row lock.
 

@@ -7,7 +7,7 @@ import type { MailPurpose, MailState } from '../../../core/mail';
 // send itself and then by the provider's events, never backwards (mail_state_rank in the migration).
 
 export interface MailRef {
-  /** The logical mail, e.g. `registration:<proofId>`: a retried send reuses the row. */
+  /** The logical mail, e.g. `registration:<magicLinkId>`: a retried send reuses the row. */
   key: string;
   purpose: MailPurpose;
   to: string;

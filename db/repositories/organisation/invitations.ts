@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { execute, selectRows, type Db } from '../../connection';
 import type { RoleCode } from '../../../core/roles';
 
-// Invitations into a workspace and their acceptances. Raw SQL: the pending-invitation rules are
+// Invitations into a workspace and their acceptances. Serves createInvitation, revokeInvitation and
+// acceptInvitation, and the activities of mailInvitationWorkflow and acceptInvitationWorkflow. Raw SQL: the pending-invitation rules are
 // conditional writes (supersede, consume once) that decide races.
 
 type Scope = { tenantId: string };

@@ -4,6 +4,10 @@ import { selectRows, setTenant, type Db, type Tx } from '../../connection';
 import { slugBase, slugCandidate } from '../../../core/slug';
 import { ROLE_NAMES, type RoleCode } from '../../../core/roles';
 
+// Workspaces (tenant, company, first membership and default roles) and their host names. Serves
+// registerWorkflow's activity (createWorkspace), login and acceptInvitation (a workspace by its host), and
+// mailInvitationWorkflow's activity (the workspace's host in the mail).
+
 export interface NewWorkspace {
   identityId: string;
   email: string;

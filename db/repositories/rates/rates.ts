@@ -3,7 +3,8 @@ import { ExchangeRate, RateSourceState } from '../../models';
 import { execute, selectRows, transactionOf, type Db, type Tx } from '../../connection';
 import { canonical, type RateSourceCode, type SourcedRate } from '../../../core/rates';
 
-// Rates and each source's refresh state. Reads go straight through the models; the refresh writes one
+// Rates and each source's refresh state. Serves listRates and refreshRatesWorkflow's activities (run by the
+// `rates-refresh` Schedule, which refreshRates asks for a run). Reads go straight through the models; the refresh writes one
 // transaction per run (its sources' rates and states together).
 
 export interface StoredRate {

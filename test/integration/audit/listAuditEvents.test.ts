@@ -148,7 +148,7 @@ describe('GET /audit-events (listAuditEvents)', () => {
     ['action', () => ({ action: 'auth.logout' }), 1],
     ['subjectId', () => ({ subjectId }), 1],
     ['correlationId', () => ({ correlationId }), 1],
-    // The seeded system event, and workspace.registered (written by the registration workflow).
+    // The seeded system event, and workspace.registered (written by registerWorkflow).
     ['systemActor=true', () => ({ systemActor: true }), 2],
     ['systemActor=true and a 2025 window', () => ({ systemActor: true, from: '2025-01-01T00:00:00Z', to: '2026-01-01T00:00:00Z' }), 1],
     ['actorMembershipId and a 2025 window', () => ({ actorMembershipId: who.me.membershipId, from: '2025-01-01T00:00:00Z', to: '2026-01-01T00:00:00Z' }), 4],

@@ -1,7 +1,7 @@
 import { QueryTypes } from 'sequelize';
 import { startTestStack, type TestStack } from '../../helpers/stack';
-import { api, bearer, PASSWORD, proofFrom, readMail, registerWorkspace, requestProof, uniqueEmail, waitForMail } from '../../helpers/clients';
-import { registrationWorkflowId } from '../../../contracts/workflow-ids';
+import { api, bearer, PASSWORD, magicLinkTokenFrom, readMail, registerWorkspace, requestMagicLink, uniqueEmail, waitForMail } from '../../helpers/clients';
+import { registerWorkflowId } from '../../../contracts/workflow-ids';
 import { enableEmailFactor, enableTotp, mailCount, nextCode, totpCode } from '../../helpers/second-factors';
 
 let stack: TestStack;
@@ -17,21 +17,21 @@ async function count(sql: string, replacements: Record<string, unknown> = {}): P
   return Number(rows[0].n);
 }
 
-describe('requestMagicLink: POST /api/v1/auth/magic-link/request (registrationProofWorkflow)', () => {
-  test('when the email is valid, then 202 and a 43-character proof is mailed', async () => {
+describe('requestMagicLink: POST /api/v1/auth/magic-link/request (requestMagicLinkWorkflow)', () => {
+  test('when the email is valid, then 202 and a 43-character magic link is mailed', async () => {
     const email = uniqueEmail();
     const res = await api(stack).post('/api/v1/auth/magic-link/request').send({ email }).expect(202);
     expect(res.body).toEqual({ message: expect.any(String) });
     const [mail] = await waitForMail(stack, email);
-    expect(proofFrom(mail)).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(magicLinkTokenFrom(mail)).toMatch(/^[A-Za-z0-9_-]{43}$/);
     // Stored only as a hash.
-    expect(await count('SELECT count(*) AS n FROM registration_proofs WHERE email = :email', { email })).toBe(1);
-    const stored = await stack.admin.query<{ token_hash: Buffer }>('SELECT token_hash FROM registration_proofs WHERE email = :email', {
+    expect(await count('SELECT count(*) AS n FROM magic_links WHERE email = :email', { email })).toBe(1);
+    const stored = await stack.admin.query<{ token_hash: Buffer }>('SELECT token_hash FROM magic_links WHERE email = :email', {
       replacements: { email },
       type: QueryTypes.SELECT,
     });
     expect(stored[0].token_hash.length).toBe(32);
-    expect(stored[0].token_hash.toString('base64url')).not.toBe(proofFrom(mail));
+    expect(stored[0].token_hash.toString('base64url')).not.toBe(magicLinkTokenFrom(mail));
   });
 
   test('"the response reveals neither whether an account exists": same status and body for known and unknown emails', async () => {
@@ -47,7 +47,7 @@ describe('requestMagicLink: POST /api/v1/auth/magic-link/request (registrationPr
     const res = await api(stack).post('/api/v1/auth/magic-link/request').send({ email: 'not-an-email' }).expect(400);
     expect(res.headers['content-type']).toMatch(/application\/problem\+json/);
     expect(res.body).toMatchObject({ type: '/problems/validation', status: 400 });
-    expect(await count("SELECT count(*) AS n FROM registration_proofs WHERE email = 'not-an-email'")).toBe(0);
+    expect(await count("SELECT count(*) AS n FROM magic_links WHERE email = 'not-an-email'")).toBe(0);
   });
 
   test('when a field is unknown or the body is not JSON, then 400 problem', async () => {
@@ -57,10 +57,10 @@ describe('requestMagicLink: POST /api/v1/auth/magic-link/request (registrationPr
     expect(res.body.type).toBe('/problems/validation');
   });
 
-  test('"a new request supersedes the old one": the first proof stops working', async () => {
+  test('"a new request supersedes the old one": the first magic link stops working', async () => {
     const email = uniqueEmail();
-    const first = await requestProof(stack, email);
-    const second = await requestProof(stack, email);
+    const first = await requestMagicLink(stack, email);
+    const second = await requestMagicLink(stack, email);
     const body = (token: string) => ({ token, email, password: PASSWORD, confirmPassword: PASSWORD });
     const old = await api(stack).post('/api/v1/auth/register').send(body(first)).expect(400);
     expect(old.body.type).toBe('/problems/registration-proof-invalid');
@@ -68,10 +68,10 @@ describe('requestMagicLink: POST /api/v1/auth/magic-link/request (registrationPr
   });
 });
 
-describe('register: POST /api/v1/auth/register (registrationWorkflow)', () => {
-  test('when the proof is valid, then 201 with a token pair for a new workspace where the caller is ADMIN', async () => {
+describe('register: POST /api/v1/auth/register (registerWorkflow)', () => {
+  test('when the magic link is valid, then 201 with a token pair for a new workspace where the caller is ADMIN', async () => {
     const email = uniqueEmail();
-    const token = await requestProof(stack, email);
+    const token = await requestMagicLink(stack, email);
     const clientCorrelationId = '6f1c1d38-3f8e-4a55-9b38-6d6f0c2a1e01';
     const res = await api(stack)
       .post('/api/v1/auth/register')
@@ -101,7 +101,7 @@ describe('register: POST /api/v1/auth/register (registrationWorkflow)', () => {
       'SELECT action, correlation_id, system_actor FROM audit_events WHERE tenant_id = :tenantId',
       { replacements: { tenantId }, type: QueryTypes.SELECT },
     );
-    // Written by the registration workflow, so a system event (issue: "systemActor true for events written by workflows").
+    // Written by registerWorkflow, so a system event (issue: "systemActor true for events written by workflows").
     expect(audit).toEqual([{ action: 'workspace.registered', correlation_id: correlationId, system_actor: true }]);
   });
 
@@ -125,9 +125,9 @@ describe('register: POST /api/v1/auth/register (registrationWorkflow)', () => {
       ['longer than 72 UTF-8 bytes though under 72 characters', 'ж'.repeat(40), 'ж'.repeat(40)],
       ['confirmPassword differs', PASSWORD, `${PASSWORD}!`],
     ];
-    test.each(cases)('when the password is %s, then 400 and the proof stays usable', async (_name, password, confirmPassword) => {
+    test.each(cases)('when the password is %s, then 400 and the magic link stays usable', async (_name, password, confirmPassword) => {
       const email = uniqueEmail();
-      const token = await requestProof(stack, email);
+      const token = await requestMagicLink(stack, email);
       const res = await api(stack).post('/api/v1/auth/register').send({ token, email, password, confirmPassword }).expect(400);
       expect(res.body.type).toBe('/problems/validation');
       expect(JSON.stringify(res.body)).not.toContain(password);
@@ -139,9 +139,9 @@ describe('register: POST /api/v1/auth/register (registrationWorkflow)', () => {
       ['a common password of 15 characters', 'qwertyuiop12345'],
       ['a common password of 16 characters in another letter case', 'PasswordPassword'],
       ['a common password read backwards', [...'1qaz2wsx3edc4rfv'].reverse().join('')],
-    ])('when the password is %s, then 400 password-too-common naming the field, nothing is created and the proof stays usable', async (_name, password) => {
+    ])('when the password is %s, then 400 password-too-common naming the field, nothing is created and the magic link stays usable', async (_name, password) => {
       const email = uniqueEmail();
-      const token = await requestProof(stack, email);
+      const token = await requestMagicLink(stack, email);
       const res = await api(stack).post('/api/v1/auth/register').send({ token, email, password, confirmPassword: password }).expect(400);
       expect(res.body).toMatchObject({ type: '/problems/password-too-common', status: 400, errors: [{ path: '/body/password', message: 'is a commonly used password' }] });
       expect(JSON.stringify(res.body)).not.toContain(password);
@@ -162,14 +162,14 @@ describe('register: POST /api/v1/auth/register (registrationWorkflow)', () => {
     ['company name is longer than 200', { name: 'x'.repeat(201), taxId: '123456789' }],
   ])('when %s, then 400', async (_name, company) => {
     const email = uniqueEmail();
-    const token = await requestProof(stack, email);
+    const token = await requestMagicLink(stack, email);
     await api(stack).post('/api/v1/auth/register').send({ token, email, password: PASSWORD, confirmPassword: PASSWORD, company }).expect(400);
     expect(await count('SELECT count(*) AS n FROM identities WHERE email = :email', { email })).toBe(0);
   });
 
-  test('when the proof belongs to another email, is malformed, or was already used, then 400 registration-proof-invalid', async () => {
+  test('when the magic link belongs to another email, is malformed, or was already used, then 400 registration-proof-invalid', async () => {
     const email = uniqueEmail();
-    const token = await requestProof(stack, email);
+    const token = await requestMagicLink(stack, email);
     const other = await api(stack).post('/api/v1/auth/register').send({ token, email: uniqueEmail(), password: PASSWORD, confirmPassword: PASSWORD });
     expect(other.status).toBe(400);
     expect(other.body.type).toBe('/problems/registration-proof-invalid');
@@ -181,10 +181,10 @@ describe('register: POST /api/v1/auth/register (registrationWorkflow)', () => {
     expect(again.body.type).toBe('/problems/registration-proof-invalid');
   });
 
-  test('when the proof has expired, then 400 registration-proof-invalid', async () => {
+  test('when the magic link has expired, then 400 registration-proof-invalid', async () => {
     const email = uniqueEmail();
-    const token = await requestProof(stack, email);
-    await stack.admin.query("UPDATE registration_proofs SET expires_at = now() - interval '1 second' WHERE email = :email", { replacements: { email } });
+    const token = await requestMagicLink(stack, email);
+    await stack.admin.query("UPDATE magic_links SET expires_at = now() - interval '1 second' WHERE email = :email", { replacements: { email } });
     const res = await api(stack).post('/api/v1/auth/register').send({ token, email, password: PASSWORD, confirmPassword: PASSWORD });
     expect(res.status).toBe(400);
     expect(res.body.type).toBe('/problems/registration-proof-invalid');
@@ -192,7 +192,7 @@ describe('register: POST /api/v1/auth/register (registrationWorkflow)', () => {
 
   test('"single-use even when N requests redeem the same token at once": exactly one 201 of 8', async () => {
     const email = uniqueEmail();
-    const token = await requestProof(stack, email);
+    const token = await requestMagicLink(stack, email);
     const body = { token, email, password: PASSWORD, confirmPassword: PASSWORD };
     const results = await Promise.all(Array.from({ length: 8 }, () => api(stack).post('/api/v1/auth/register').send(body)));
     const statuses = results.map((r) => r.status).sort();
@@ -202,13 +202,13 @@ describe('register: POST /api/v1/auth/register (registrationWorkflow)', () => {
     expect(await count('SELECT count(*) AS n FROM users u JOIN identities i ON i.id = u.identity_id WHERE i.email = :email', { email })).toBe(1);
     // Winner and losers alike leave no password hash in their attempt rows.
     const attempts = await count(
-      'SELECT count(*) AS n FROM registration_attempts a JOIN registration_proofs p ON p.id = a.proof_id WHERE p.email = :email',
+      'SELECT count(*) AS n FROM registration_attempts a JOIN magic_links p ON p.id = a.proof_id WHERE p.email = :email',
       { email },
     );
     expect(attempts).toBe(8);
     expect(
       await count(
-        'SELECT count(*) AS n FROM registration_attempts a JOIN registration_proofs p ON p.id = a.proof_id WHERE p.email = :email AND a.password_hash IS NOT NULL',
+        'SELECT count(*) AS n FROM registration_attempts a JOIN magic_links p ON p.id = a.proof_id WHERE p.email = :email AND a.password_hash IS NOT NULL',
         { email },
       ),
     ).toBe(0);
@@ -217,7 +217,7 @@ describe('register: POST /api/v1/auth/register (registrationWorkflow)', () => {
   describe('an existing identity', () => {
     test('"register never replaces the password of an existing identity": a wrong password answers 401 and changes nothing', async () => {
       const first = await registerWorkspace(stack);
-      const token = await requestProof(stack, first.email);
+      const token = await requestMagicLink(stack, first.email);
       const other = 'a different long password';
       const res = await api(stack).post('/api/v1/auth/register').send({ token, email: first.email, password: other, confirmPassword: other });
       expect(res.status).toBe(401);
@@ -226,9 +226,9 @@ describe('register: POST /api/v1/auth/register (registrationWorkflow)', () => {
       await api(stack).post('/api/v1/auth/login').send({ email: first.email, password: other }).expect(401);
     });
 
-    test('a wrong password uses up one of the identity\'s attempts: the sixth try with the same proof is 429, even with the right password', async () => {
+    test('a wrong password uses up one of the identity\'s attempts: the sixth try with the same magic link is 429, even with the right password', async () => {
       const first = await registerWorkspace(stack);
-      const token = await requestProof(stack, first.email);
+      const token = await requestMagicLink(stack, first.email);
       for (let i = 0; i < 5; i++) {
         await api(stack).post('/api/v1/auth/register').send({ token, email: first.email, password: `wrong password number ${i}`, confirmPassword: `wrong password number ${i}` }).expect(401);
       }
@@ -241,7 +241,7 @@ describe('register: POST /api/v1/auth/register (registrationWorkflow)', () => {
     test('with an authenticator on, the workspace is created once and the answer is 202 TOTP: no tokens until login with the factor', async () => {
       const first = await registerWorkspace(stack);
       const { secret } = await enableTotp(stack, first);
-      const token = await requestProof(stack, first.email);
+      const token = await requestMagicLink(stack, first.email);
       const body = { token, email: first.email, password: first.password, confirmPassword: first.password };
       const res = await api(stack).post('/api/v1/auth/register').send(body).expect(202);
       expect(res.body).toEqual({ channel: 'TOTP', challengeId: null, expiresAt: null, workspaceSlug: expect.stringMatching(/^[a-z0-9-]+$/) });
@@ -262,7 +262,7 @@ describe('register: POST /api/v1/auth/register (registrationWorkflow)', () => {
     test('with email codes on, the answer is 202 EMAIL with a login challenge for the new workspace', async () => {
       const first = await registerWorkspace(stack);
       await enableEmailFactor(stack, first);
-      const token = await requestProof(stack, first.email);
+      const token = await requestMagicLink(stack, first.email);
       const before = await mailCount(stack, first.email);
       const res = await api(stack).post('/api/v1/auth/register').send({ token, email: first.email, password: first.password, confirmPassword: first.password }).expect(202);
       expect(res.body).toEqual({ channel: 'EMAIL', challengeId: expect.any(String), expiresAt: expect.any(String), workspaceSlug: expect.stringMatching(/^[a-z0-9-]+$/) });
@@ -290,13 +290,13 @@ describe('register: POST /api/v1/auth/register (registrationWorkflow)', () => {
 
   test('no secret enters workflow history, and the workflow carries the tenant as a search attribute', async () => {
     const email = uniqueEmail();
-    const token = await requestProof(stack, email);
+    const token = await requestMagicLink(stack, email);
     await api(stack).post('/api/v1/auth/register').send({ token, email, password: PASSWORD, confirmPassword: PASSWORD }).expect(201);
-    const proof = await stack.admin.query<{ id: string; result: { tenantId: string } }>('SELECT id, result FROM registration_proofs WHERE email = :email', {
+    const magicLink = await stack.admin.query<{ id: string; result: { tenantId: string } }>('SELECT id, result FROM magic_links WHERE email = :email', {
       replacements: { email },
       type: QueryTypes.SELECT,
     });
-    const handle = stack.temporal.workflow.getHandle(registrationWorkflowId(proof[0].id));
+    const handle = stack.temporal.workflow.getHandle(registerWorkflowId(magicLink[0].id));
     const history = JSON.stringify(await handle.fetchHistory());
     for (const secret of [PASSWORD, token, 'scrypt$']) expect(history).not.toContain(secret);
     // Payloads are base64 in the history: decode every data field and look again.
@@ -304,8 +304,8 @@ describe('register: POST /api/v1/auth/register (registrationWorkflow)', () => {
     expect(payloads.length).toBeGreaterThan(0);
     for (const p of payloads) for (const secret of [PASSWORD, token, 'scrypt$']) expect(p).not.toContain(secret);
     const description = await handle.describe();
-    expect(description.typedSearchAttributes.getAll().find((p) => p.key.name === 'TenantId')?.value).toBe(proof[0].result.tenantId);
-    // The proof mail itself is the only place the proof was ever written.
+    expect(description.typedSearchAttributes.getAll().find((p) => p.key.name === 'TenantId')?.value).toBe(magicLink[0].result.tenantId);
+    // The magic link's mail itself is the only place its token was ever written.
     expect((await readMail(stack, email)).some((m) => m.text.includes(token))).toBe(true);
   });
 });

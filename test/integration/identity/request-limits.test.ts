@@ -4,7 +4,7 @@ import { QueryTypes } from 'sequelize';
 import { createApp } from '../../../api/app';
 import { createPasswordHasher, type PasswordHasher } from '../../../core/passwords';
 import { anotherApp, startTestStack, type TestStack } from '../../helpers/stack';
-import { api, bearer, registerWorkspace, requestProof, uniqueEmail } from '../../helpers/clients';
+import { api, bearer, registerWorkspace, requestMagicLink, uniqueEmail } from '../../helpers/clients';
 import { enableEmailFactor } from '../../helpers/second-factors';
 
 // The limits here are the configured defaults (an empty value means the default); every test sends its
@@ -124,16 +124,16 @@ describe('request-rate limits (per client IP, and per email from one client IP) 
     await request(stack.app).post('/api/v1/auth/password-reset/request').set('X-Forwarded-For', clientIp()).send({ email }).expect(202);
   });
 
-  test('registration: strangers\' invalid proofs for an email, from other addresses, never stop its owner registering', async () => {
+  test('registration: strangers\' invalid magic links for an email, from other addresses, never stop its owner registering', async () => {
     const email = uniqueEmail('owner');
     const body = () => ({ token: randomUUID().replace(/-/g, '').padEnd(43, 'x'), email, password: 'a long enough password', confirmPassword: 'a long enough password' });
     for (let i = 0; i < 15; i++) await request(stack.app).post('/api/v1/auth/register').set('X-Forwarded-For', clientIp()).send(body()).expect(400);
-    const proof = await requestProof(stack, email);
+    const token = await requestMagicLink(stack, email);
     await request(stack.app).post('/api/v1/auth/register').set('X-Forwarded-For', clientIp())
-      .send({ token: proof, email, password: 'a long enough password', confirmPassword: 'a long enough password' }).expect(201);
+      .send({ token, email, password: 'a long enough password', confirmPassword: 'a long enough password' }).expect(201);
   });
 
-  test('registration: 20 per IP in ten minutes, requests with invalid proofs included', async () => {
+  test('registration: 20 per IP in ten minutes, requests with invalid magic links included', async () => {
     const ip = clientIp();
     const body = () => ({ token: randomUUID().replace(/-/g, '').padEnd(43, 'x'), email: uniqueEmail(), password: 'a long enough password', confirmPassword: 'a long enough password' });
     for (let i = 0; i < 20; i++) {

@@ -1,8 +1,8 @@
 import { QueryTypes } from 'sequelize';
 import { startTestStack, type TestStack } from '../../helpers/stack';
-import { api, bearer, proofFrom, readMail, registerWorkspace, requestProof, uniqueEmail, waitForMail, type Registered } from '../../helpers/clients';
+import { api, bearer, magicLinkTokenFrom, readMail, registerWorkspace, requestMagicLink, uniqueEmail, waitForMail, type Registered } from '../../helpers/clients';
 import { enableEmailFactor, enableTotp, nextCode, totpCode } from '../../helpers/second-factors';
-import { passwordResetProofWorkflowId } from '../../../contracts/workflow-ids';
+import { requestPasswordResetWorkflowId } from '../../../contracts/workflow-ids';
 
 let stack: TestStack;
 beforeAll(async () => {
@@ -21,7 +21,7 @@ async function resetLink(email: string): Promise<string> {
   const [newest] = await waitForMail(stack, email, before + 1);
   expect(newest!.subject).toBe('Reset your password');
   expect(newest!.text).toContain(`${stack.config.publicUrl}/reset-password?token=`);
-  return proofFrom(newest!);
+  return magicLinkTokenFrom(newest!);
 }
 
 const reset = (body: Record<string, unknown>) => api(stack).post('/api/v1/auth/password-reset').send(body);
@@ -51,12 +51,12 @@ describe('requestPasswordReset', () => {
     await waitForMail(stack, user.email, 2); // the registration link, then the reset link
     // The unknown address's workflow has run to its end, and mailed nothing.
     const [row] = await stack.admin.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM workflow_starts WHERE workflow_type = 'passwordResetProofWorkflow' AND args::text LIKE :like`,
+      `SELECT count(*)::int AS n FROM workflow_starts WHERE workflow_type = 'requestPasswordResetWorkflow' AND args::text LIKE :like`,
       { replacements: { like: `%${stranger}%` }, type: QueryTypes.SELECT },
     );
     expect(row!.n).toBe(1);
     const [start] = await stack.admin.query<{ workflow_id: string }>(
-      `SELECT workflow_id FROM workflow_starts WHERE workflow_type = 'passwordResetProofWorkflow' AND args::text LIKE :like`,
+      `SELECT workflow_id FROM workflow_starts WHERE workflow_type = 'requestPasswordResetWorkflow' AND args::text LIKE :like`,
       { replacements: { like: `%${stranger}%` }, type: QueryTypes.SELECT },
     );
     expect(await stack.temporal.workflow.getHandle(start!.workflow_id).result()).toEqual({ mailed: false });
@@ -66,12 +66,12 @@ describe('requestPasswordReset', () => {
   test('when a link is mailed, then its token is stored only as a hash and never enters workflow history', async () => {
     const user = await registerWorkspace(stack);
     const token = await resetLink(user.email);
-    const [proof] = await stack.admin.query<{ id: string; purpose: string }>(
-      `SELECT id, purpose FROM registration_proofs WHERE email = :email AND purpose = 'PASSWORD_RESET'`,
+    const [magicLink] = await stack.admin.query<{ id: string; purpose: string }>(
+      `SELECT id, purpose FROM magic_links WHERE email = :email AND purpose = 'PASSWORD_RESET'`,
       { replacements: { email: user.email }, type: QueryTypes.SELECT },
     );
-    expect(proof!.purpose).toBe('PASSWORD_RESET');
-    const history = JSON.stringify(await stack.temporal.workflow.getHandle(passwordResetProofWorkflowId(proof!.id)).fetchHistory());
+    expect(magicLink!.purpose).toBe('PASSWORD_RESET');
+    const history = JSON.stringify(await stack.temporal.workflow.getHandle(requestPasswordResetWorkflowId(magicLink!.id)).fetchHistory());
     expect(history).not.toContain(token);
     expect(history).not.toContain(Buffer.from(token).toString('base64'));
   });
@@ -96,15 +96,15 @@ describe('resetPassword', () => {
   test('when the person belongs to two workspaces, then the reset is recorded in both', async () => {
     const user = await registerWorkspace(stack);
     // Registering again with the same identity (its current password) adds a second workspace.
-    const proof = await requestProof(stack, user.email);
-    const again = await api(stack).post('/api/v1/auth/register').send({ token: proof, email: user.email, password: user.password, confirmPassword: user.password }).expect(201);
+    const token = await requestMagicLink(stack, user.email);
+    const again = await api(stack).post('/api/v1/auth/register').send({ token, email: user.email, password: user.password, confirmPassword: user.password }).expect(201);
     const other = await api(stack).get('/api/v1/me').set(...bearer(again.body.accessToken)).expect(200);
     await reset(resetBody(user, await resetLink(user.email))).expect(204);
     expect(await auditActions(user.me.tenantId, 'auth.password.reset')).toHaveLength(1);
     expect(await auditActions(other.body.tenantId, 'auth.password.reset')).toHaveLength(1);
   });
 
-  test('when the link was used, superseded, expired, is for another email or is a registration proof, then 400 password-reset-invalid and nothing changes', async () => {
+  test('when the link was used, superseded, expired, is for another email or is a registration magic link, then 400 password-reset-invalid and nothing changes', async () => {
     const user = await registerWorkspace(stack);
     const used = await resetLink(user.email);
     await reset(resetBody(user, used)).expect(204);
@@ -117,8 +117,8 @@ describe('resetPassword', () => {
     const current = await resetLink(user.email);
     await expectInvalid(await reset(resetBody(user, superseded)));
     await expectInvalid(await reset(resetBody({ email: uniqueEmail() }, current)));
-    await expectInvalid(await reset(resetBody(user, await requestProof(stack, user.email))));
-    await stack.admin.query(`UPDATE registration_proofs SET expires_at = now() - interval '1 second' WHERE email = :email AND purpose = 'PASSWORD_RESET' AND consumed_at IS NULL AND superseded_at IS NULL`, {
+    await expectInvalid(await reset(resetBody(user, await requestMagicLink(stack, user.email))));
+    await stack.admin.query(`UPDATE magic_links SET expires_at = now() - interval '1 second' WHERE email = :email AND purpose = 'PASSWORD_RESET' AND consumed_at IS NULL AND superseded_at IS NULL`, {
       replacements: { email: user.email },
     });
     await expectInvalid(await reset(resetBody(user, current)));

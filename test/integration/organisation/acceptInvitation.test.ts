@@ -1,6 +1,6 @@
 import { QueryTypes } from 'sequelize';
 import { startTestStack, type TestStack } from '../../helpers/stack';
-import { api, bearer, registerWorkspace, requestProof, uniqueEmail, waitForMail, type Registered } from '../../helpers/clients';
+import { api, bearer, registerWorkspace, requestMagicLink, uniqueEmail, waitForMail, type Registered } from '../../helpers/clients';
 import { enableTotp, totpCode } from '../../helpers/second-factors';
 
 // A MANUAL invitation hands its token to the inviter, who may be anyone with a free workspace: these are the
@@ -92,8 +92,8 @@ describe('acceptInvitation', () => {
     const token = await manualInvitation(inviter, email);
     await accept(hostOf(inviter), token, 'somebody else typed this', clientIp()).expect(401);
     await waitForMail(stack, email); // the join link
-    const proof = await requestProof(stack, email);
-    await api(stack).post('/api/v1/auth/register').send({ token: proof, email, password: 'the real owner password', confirmPassword: 'the real owner password' }).expect(201);
+    const magicLink = await requestMagicLink(stack, email);
+    await api(stack).post('/api/v1/auth/register').send({ token: magicLink, email, password: 'the real owner password', confirmPassword: 'the real owner password' }).expect(201);
     await accept(hostOf(inviter), token, 'the real owner password', clientIp()).expect(200);
   });
 });

@@ -109,7 +109,7 @@ describe('row-level security', () => {
       `SELECT has_table_privilege(:app, 'identities', 'DELETE') AS identities,
               has_table_privilege(:app, 'recovery_codes', 'DELETE') AS recovery_codes,
               has_table_privilege(:app, 'totp_enrollments', 'DELETE') AS totp_enrollments,
-              has_table_privilege(:app, 'registration_proofs', 'DELETE') AS registration_proofs,
+              has_table_privilege(:app, 'magic_links', 'DELETE') AS magic_links,
               has_table_privilege(:app, 'factor_attempts', 'DELETE') AS factor_attempts_delete,
               has_column_privilege(:app, 'factor_attempts', 'attempted_at', 'UPDATE') AS factor_attempts_rewrite,
               has_column_privilege(:app, 'factor_attempts', 'released_at', 'UPDATE') AS factor_attempts_release,
@@ -120,7 +120,7 @@ describe('row-level security', () => {
       { replacements: { app: new URL(stack.config.database.url).username }, type: QueryTypes.SELECT },
     );
     expect(row).toEqual({
-      identities: false, recovery_codes: false, totp_enrollments: false, registration_proofs: false,
+      identities: false, recovery_codes: false, totp_enrollments: false, magic_links: false,
       factor_attempts_delete: false, factor_attempts_rewrite: false, factor_attempts_release: true,
       mail_messages_delete: false, mail_events_delete: false, mail_events_rewrite: false, audit_delivery_state: false,
     });

@@ -6,7 +6,7 @@ import { api, bearer, mailedInvitationToken, registerWorkspace, uniqueEmail, typ
 import { ledgerApi, simpleEntry, waitForClose } from '../../helpers/ledger';
 import { startWorkerProcess, until } from '../../helpers/worker-process';
 import { snapshotLockKey } from '../../../db/repositories/ledger/period-closes';
-import { invitationMailWorkflowId } from '../../../contracts/workflow-ids';
+import { mailInvitationWorkflowId } from '../../../contracts/workflow-ids';
 
 // A worker killed with SIGKILL in the middle of an activity: another worker finishes the work, with the
 // same result as an undisturbed run and no duplicate rows. "In the middle" is made certain, not hoped
@@ -115,7 +115,7 @@ test('invitation accept: SIGKILL while the acceptance waits on the invitation; a
     .send({ email, roles: ['ACCOUNTANT'] }).expect(201);
   // The new person joins from the mail. Its workflow locks the invitation row too: it has ended before the test takes the lock.
   const token = await mailedInvitationToken(stack, email);
-  await stack.temporal.workflow.getHandle(invitationMailWorkflowId(invited.body.invitationId)).result();
+  await stack.temporal.workflow.getHandle(mailInvitationWorkflowId(invited.body.invitationId)).result();
 
   const holder = await lockHolder();
   try {

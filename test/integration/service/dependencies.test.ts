@@ -39,7 +39,7 @@ describe('when Temporal is unreachable', () => {
     const res = await request(app).post('/api/v1/auth/magic-link/request').send({ email });
     expect(res.status).toBe(202);
     const rows = await db.query<{ attempts: number; started_at: Date | null }>(
-      `SELECT attempts, started_at FROM workflow_starts WHERE workflow_type = 'registrationProofWorkflow' AND args->0->>'email' = :email`,
+      `SELECT attempts, started_at FROM workflow_starts WHERE workflow_type = 'requestMagicLinkWorkflow' AND args->0->>'email' = :email`,
       { replacements: { email }, type: QueryTypes.SELECT },
     );
     expect(rows).toEqual([{ attempts: 1, started_at: null }]);

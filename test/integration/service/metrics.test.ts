@@ -41,9 +41,9 @@ describe('GET /metrics on the metrics listener (Prometheus)', () => {
 
   test('workflow starts by type and outcome, the pool, the event loop; no tenant, path or address in any label', async () => {
     const text = await metrics();
-    // The registration above started its proof and registration workflows.
-    expect(sample(text, 'workflow_start_duration_seconds_count{workflow_type="registrationProofWorkflow",outcome="STARTED"}')).toBeGreaterThanOrEqual(1);
-    expect(sample(text, 'workflow_start_duration_seconds_count{workflow_type="registrationWorkflow",outcome="STARTED"}')).toBeGreaterThanOrEqual(1);
+    // The registration above started its requestMagicLink and register workflows.
+    expect(sample(text, 'workflow_start_duration_seconds_count{workflow_type="requestMagicLinkWorkflow",outcome="STARTED"}')).toBeGreaterThanOrEqual(1);
+    expect(sample(text, 'workflow_start_duration_seconds_count{workflow_type="registerWorkflow",outcome="STARTED"}')).toBeGreaterThanOrEqual(1);
     expect(sample(text, 'db_pool_connections ')).toBeGreaterThanOrEqual(1);
     expect(sample(text, 'db_pool_waiting_requests ')).toBe(0);
     expect(sample(text, 'nodejs_eventloop_lag_p99_seconds ')).toBeGreaterThan(0);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { QueryTypes } from 'sequelize';
 import { startTestStack, type TestStack } from '../../helpers/stack';
-import { api, bearer, mailedInvitationToken, proofFrom, readMail, registerWorkspace, uniqueEmail, waitForMail, type Registered } from '../../helpers/clients';
+import { api, bearer, mailedInvitationToken, magicLinkTokenFrom, readMail, registerWorkspace, uniqueEmail, waitForMail, type Registered } from '../../helpers/clients';
 import { codeFrom, enableEmailFactor, isCodeMail, enableTotp, mailCount, nextCode, totpCode } from '../../helpers/second-factors';
 import { until } from '../../helpers/worker-process';
 
@@ -47,10 +47,10 @@ describe('secret scan of everything a run leaves behind', () => {
       if (value) secrets.push({ what, value });
     };
 
-    // Registration: the password, the proof from the mail, the token pair.
+    // Registration: the password, the magic link from the mail, the token pair.
     const admin = await registerWorkspace(stack);
     keep('password', admin.password);
-    keep('registration proof', /token=([A-Za-z0-9_-]{43})/.exec((await readMail(stack, admin.email))[0]!.text)![1]);
+    keep('magic link', /token=([A-Za-z0-9_-]{43})/.exec((await readMail(stack, admin.email))[0]!.text)![1]);
     keep('access token', admin.accessToken);
     keep('refresh token', admin.refreshToken);
     const tenant = admin.me.tenantId;
@@ -113,7 +113,7 @@ describe('secret scan of everything a run leaves behind', () => {
     // A password reset by the mailed link, with the authenticator as its second factor.
     const resetMails = (await readMail(stack, second.email)).length;
     await api(stack).post('/api/v1/auth/password-reset/request').send({ email: second.email }).expect(202);
-    const resetToken = proofFrom((await waitForMail(stack, second.email, resetMails + 1))[0]!);
+    const resetToken = magicLinkTokenFrom((await waitForMail(stack, second.email, resetMails + 1))[0]!);
     keep('password reset token', resetToken);
     const resetPassword = `a reset password ${randomUUID()}`;
     keep('new password', resetPassword);
@@ -149,7 +149,7 @@ describe('secret scan of everything a run leaves behind', () => {
       `SELECT token_hash AS h FROM refresh_tokens WHERE tenant_id IN (:tenants)
        UNION ALL SELECT token_hash FROM membership_invitations WHERE tenant_id = :tenant
        UNION ALL SELECT mailed_token_hash FROM membership_invitations WHERE tenant_id = :tenant AND mailed_token_hash IS NOT NULL
-       UNION ALL SELECT token_hash FROM registration_proofs WHERE email IN (:emails)`,
+       UNION ALL SELECT token_hash FROM magic_links WHERE email IN (:emails)`,
       { replacements: { tenants: [tenant, second.me.tenantId], tenant, emails }, type: QueryTypes.SELECT },
     );
     for (const { h } of tokenHashes) {

@@ -3,9 +3,9 @@ import { Client, Connection, WorkflowNotFoundError } from '@temporalio/client';
 import request from 'supertest';
 import { QueryTypes } from 'sequelize';
 import { createApp } from '../../../api/app';
-import { invitationWorkflowId, periodCloseWorkflowId, pushWorkflowId, registrationWorkflowId } from '../../../contracts/workflow-ids';
+import { acceptInvitationWorkflowId, closePeriodWorkflowId, registerWorkflowId, sendNotificationWorkflowId } from '../../../contracts/workflow-ids';
 import { anotherApp, startTestStack, type TestStack } from '../../helpers/stack';
-import { api, bearer, mailedInvitationToken, PASSWORD, proofFrom, readMail, registerWorkspace, requestProof, uniqueEmail, waitForMail, type Registered } from '../../helpers/clients';
+import { api, bearer, mailedInvitationToken, PASSWORD, magicLinkTokenFrom, readMail, registerWorkspace, requestMagicLink, uniqueEmail, waitForMail, type Registered } from '../../helpers/clients';
 import { ledgerApi, simpleEntry, waitForClose } from '../../helpers/ledger';
 import { enableEmailFactor, mailCount, nextCode } from '../../helpers/second-factors';
 
@@ -64,7 +64,7 @@ describe('no request leaves work that nothing will finish (workflow-start outbox
     const requestId = randomUUID();
     const accepted = await closeVia(down, user, '2025-01-31', requestId).expect(202);
     expect(accepted.body.status).toBe('RUNNING');
-    const workflowId = periodCloseWorkflowId(user.me.company.id, '2025-01-31');
+    const workflowId = closePeriodWorkflowId(user.me.company.id, '2025-01-31');
     expect(await outbox(workflowId)).toEqual([{ attempts: 1, outcome: null, started_at: null }]);
     await expectNoWorkflow(workflowId);
     // The state is consistent meanwhile: the cut-off holds back postings in the period being closed.
@@ -83,7 +83,7 @@ describe('no request leaves work that nothing will finish (workflow-start outbox
     const ledger = ledgerApi(stack, user);
     await ledger.post(simpleEntry('2025-03-03', '12.00')).expect(201);
     const accepted = await closeVia(down, user, '2025-03-31', randomUUID()).expect(202);
-    await expectNoWorkflow(periodCloseWorkflowId(user.me.company.id, '2025-03-31'));
+    await expectNoWorkflow(closePeriodWorkflowId(user.me.company.id, '2025-03-31'));
     expect(await relayTick()).toBeGreaterThanOrEqual(1);
     const settled = await waitForClose(ledger, accepted.body.id);
     expect(settled).toMatchObject({ status: 'COMPLETED' });
@@ -95,7 +95,7 @@ describe('no request leaves work that nothing will finish (workflow-start outbox
     await ledger.post(simpleEntry('2025-04-04', '7.00')).expect(201);
     const close = await ledger.close('2025-04-30').expect(202);
     const first = await waitForClose(ledger, close.body.id);
-    const workflowId = periodCloseWorkflowId(user.me.company.id, '2025-04-30');
+    const workflowId = closePeriodWorkflowId(user.me.company.id, '2025-04-30');
     // The close is COMPLETED once its last activity commits; its run ends a moment later. Only an ended
     // run lets the recorded start begin a second one (while it runs, the start is ALREADY_STARTED).
     expect(await stack.temporal.workflow.getHandle(workflowId).result()).toMatchObject({ status: 'COMPLETED' });
@@ -120,30 +120,30 @@ describe('no request leaves work that nothing will finish (workflow-start outbox
     await api(stack).post('/api/v1/auth/login').send({ email: user.email, password: user.password, challengeId: challenge.body.challengeId, code }).expect(200);
   });
 
-  test('magic link, Temporal down: the same 202, and the proof is mailed once the relay runs', async () => {
+  test('magic link, Temporal down: the same 202, and the magic link is mailed once the relay runs', async () => {
     const email = uniqueEmail();
     await request(down).post('/api/v1/auth/magic-link/request').send({ email }).expect(202);
     expect(await readMail(stack, email)).toEqual([]);
     await relayTick();
     const [mail] = await waitForMail(stack, email);
-    await api(stack).post('/api/v1/auth/register').send({ token: proofFrom(mail!), email, password: PASSWORD, confirmPassword: PASSWORD }).expect(201);
+    await api(stack).post('/api/v1/auth/register').send({ token: magicLinkTokenFrom(mail!), email, password: PASSWORD, confirmPassword: PASSWORD }).expect(201);
   });
 
   test('registration, Temporal down: 503 operation-pending; the relay creates the workspace and the chosen password logs in', async () => {
     const email = uniqueEmail();
-    const token = await requestProof(stack, email);
+    const token = await requestMagicLink(stack, email);
     const res = await request(down).post('/api/v1/auth/register').send({ token, email, password: PASSWORD, confirmPassword: PASSWORD }).expect(503);
     expect(res.body.type).toBe('/problems/operation-pending');
     await api(stack).post('/api/v1/auth/login').send({ email, password: PASSWORD }).expect(401);
     await relayTick();
-    const proofId = (await stack.admin.query<{ proof_id: string }>('SELECT proof_id FROM registration_attempts a JOIN registration_proofs p ON p.id = a.proof_id WHERE p.email = :email', {
+    const magicLinkId = (await stack.admin.query<{ proof_id: string }>('SELECT proof_id FROM registration_attempts a JOIN magic_links p ON p.id = a.proof_id WHERE p.email = :email', {
       replacements: { email },
       type: QueryTypes.SELECT,
     }))[0]!.proof_id;
-    await stack.temporal.workflow.getHandle(registrationWorkflowId(proofId)).result();
+    await stack.temporal.workflow.getHandle(registerWorkflowId(magicLinkId)).result();
     await api(stack).post('/api/v1/auth/login').send({ email, password: PASSWORD }).expect(200);
-    const [attempt] = await stack.admin.query<{ password_hash: string | null }>('SELECT password_hash FROM registration_attempts WHERE proof_id = :proofId', {
-      replacements: { proofId },
+    const [attempt] = await stack.admin.query<{ password_hash: string | null }>('SELECT password_hash FROM registration_attempts WHERE proof_id = :magicLinkId', {
+      replacements: { magicLinkId },
       type: QueryTypes.SELECT,
     });
     expect(attempt!.password_hash).toBeNull();
@@ -175,7 +175,7 @@ describe('no request leaves work that nothing will finish (workflow-start outbox
     expect(res.body.type).toBe('/problems/operation-pending');
     await api(stack).post('/api/v1/auth/login').set('Host', host).send({ email, password: 'a long enough new password' }).expect(401);
     await relayTick();
-    const result = await stack.temporal.workflow.getHandle(invitationWorkflowId(created.body.invitationId)).result();
+    const result = await stack.temporal.workflow.getHandle(acceptInvitationWorkflowId(created.body.invitationId)).result();
     expect(result).toMatchObject({ tenantId: admin.me.tenantId });
     const login = await api(stack).post('/api/v1/auth/login').set('Host', host).send({ email, password: 'a long enough new password' }).expect(200);
     const me = await api(stack).get('/api/v1/me').set(...bearer(login.body.accessToken)).expect(200);
@@ -192,9 +192,9 @@ describe('no request leaves work that nothing will finish (workflow-start outbox
     expect(sent.body).toEqual({ id: expect.any(String), devices: 1 });
     const status = () => api(stack).get(`/api/v1/notifications/messages/${sent.body.id}`).set(...bearer(admin.accessToken)).expect(200);
     expect((await status()).body.status).toBe('QUEUED');
-    await expectNoWorkflow(pushWorkflowId(admin.me.tenantId, requestId));
+    await expectNoWorkflow(sendNotificationWorkflowId(admin.me.tenantId, requestId));
     await relayTick();
-    await stack.temporal.workflow.getHandle(pushWorkflowId(admin.me.tenantId, requestId)).result();
+    await stack.temporal.workflow.getHandle(sendNotificationWorkflowId(admin.me.tenantId, requestId)).result();
     expect((await status()).body).toMatchObject({ status: 'DELIVERED', counts: { SENT: 1 } });
     const pushes = await api(stack).get('/dev/push').query({ token }).expect(200);
     expect(pushes.body).toHaveLength(1);

@@ -71,7 +71,7 @@ describe('web pages in a real browser', () => {
     const page = await newPage();
     await page.goto(link);
     expect(await page.inputValue('input[name=email]')).toBe(email);
-    expect(new URL(page.url()).search).toBe(''); // the proof left the address bar
+    expect(new URL(page.url()).search).toBe(''); // the magic link's token left the address bar
     await shot(page, '01-register');
     await page.fill('input[name=password]', PASSWORD);
     await page.fill('input[name=confirmPassword]', 'a different password of length');

@@ -1,0 +1,73 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Client } from 'pg';
+import request from 'supertest';
+import { startTestStack, type TestStack } from '../../helpers/stack';
+import { bearer, registerWorkspace, type Registered } from '../../helpers/clients';
+import { simpleEntry } from '../../helpers/ledger';
+
+// Every statement PostgreSQL receives from the app is one `Client#query` call, i.e. one round trip. The
+// calls are counted per request: the app runs inside an async context of its own, so the worker's and the
+// start relay's statements (same pool, same process) are not counted.
+let stack: TestStack;
+let alice: Registered;
+const requestContext = new AsyncLocalStorage<string[]>();
+let counted: (req: IncomingMessage, res: ServerResponse) => void;
+
+beforeAll(async () => {
+  stack = await startTestStack();
+  alice = await registerWorkspace(stack);
+  const query = Client.prototype.query;
+  jest.spyOn(Client.prototype, 'query').mockImplementation(function (this: Client, ...args: unknown[]) {
+    const text = typeof args[0] === 'string' ? args[0] : (args[0] as { text: string }).text;
+    requestContext.getStore()?.push(text);
+    return (query as (...a: unknown[]) => unknown).apply(this, args);
+  } as typeof Client.prototype.query);
+  counted = (req, res) => requestContext.run([], () => stack.app(req, res));
+});
+afterAll(async () => {
+  jest.restoreAllMocks();
+  await stack.stop();
+});
+
+/** The statements `send` sent to PostgreSQL (one entry per round trip), measured on its second run (pool warm). */
+async function roundTrips(send: (app: typeof counted) => Promise<unknown>): Promise<string[]> {
+  await send(counted);
+  let sent: string[] = [];
+  await send((req, res) => {
+    sent = [];
+    requestContext.run(sent, () => stack.app(req, res));
+  });
+  return sent.map((text) => text.replace(/\s+/g, ' ').trim());
+}
+
+describe('GET /api/v1/me (getCurrentUser)', () => {
+  test('when the caller reads themselves, then PostgreSQL sees two round trips: the principal and one read-only tenant batch', async () => {
+    const sent = await roundTrips((app) => request(app).get('/api/v1/me').set(...bearer(alice.accessToken)).expect(200));
+    expect(sent).toHaveLength(2);
+    expect(sent[0]).toMatch(/app_load_principal/);
+    expect(sent[1]).toMatch(/^SET TRANSACTION READ ONLY; SELECT set_config\('app\.tenant_id', '[0-9a-f-]{36}', true\); SELECT le\.id, le\.name/);
+  });
+});
+
+describe('GET /api/v1/accounting-settings/{legalEntityId}/accounts (listCompanyAccounts)', () => {
+  test('when a page is read, then PostgreSQL sees two round trips: the principal and one batch of the company check and the page', async () => {
+    const path = `/api/v1/accounting-settings/${alice.me.company.id}/accounts`;
+    const sent = await roundTrips((app) => request(app).get(path).query({ size: 20 }).set(...bearer(alice.accessToken)).expect(200));
+    expect(sent).toHaveLength(2);
+    expect(sent[0]).toMatch(/app_load_principal/);
+    expect(sent[1]).toMatch(/set_config\('app\.tenant_id'.*SELECT archived_at IS NOT NULL AS archived FROM legal_entities.*app_company_chart_page\(/);
+  });
+});
+
+describe('POST /api/v1/ledger/{legalEntityId}/entries (postJournalEntry)', () => {
+  test('when an entry is posted, then PostgreSQL sees four round trips: the principal, the opening with the posting context, the audit event with the writes, and COMMIT', async () => {
+    const path = `/api/v1/ledger/${alice.me.company.id}/entries`;
+    const sent = await roundTrips((app) => request(app).post(path).set(...bearer(alice.accessToken)).send(simpleEntry('2025-02-03', '10')).expect(201));
+    expect(sent).toHaveLength(4);
+    expect(sent[0]).toMatch(/app_load_principal/);
+    expect(sent[1]).toMatch(/^START TRANSACTION; SELECT set_config\('app\.tenant_id', '[0-9a-f-]{36}', true\); SELECT \(SELECT archived_at IS NOT NULL FROM legal_entities/);
+    expect(sent[2]).toMatch(/^INSERT INTO audit_events .*; WITH counter AS/);
+    expect(sent[3]).toMatch(/^COMMIT/);
+  });
+});

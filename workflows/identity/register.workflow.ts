@@ -1,0 +1,18 @@
+import { proxyActivities, upsertSearchAttributes } from '@temporalio/workflow';
+import type { RegisterActivities, RegisterInput, RegisterResult } from '../../contracts/identity';
+import { TENANT_ID } from '../../contracts/search-attributes';
+
+const { createRegisteredWorkspace } = proxyActivities<RegisterActivities>({
+  startToCloseTimeout: '15 seconds',
+  retry: { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumInterval: '5 seconds', maximumAttempts: 8 },
+});
+
+/**
+ * Started by register (workflow register-<magicLinkId>): turns a magic link into a workspace. Input and
+ * output carry ids only: the password hash waits in the attempt row, which the activity reads and scrubs.
+ */
+export async function registerWorkflow(input: RegisterInput): Promise<RegisterResult> {
+  const result = await createRegisteredWorkspace(input);
+  upsertSearchAttributes([{ key: TENANT_ID, value: result.tenantId }]);
+  return result;
+}

@@ -1,0 +1,16 @@
+import { proxyActivities } from '@temporalio/workflow';
+import type { RequestMagicLinkActivities, RequestMagicLinkInput, RequestMagicLinkResult } from '../../contracts/identity';
+
+const { mailMagicLink } = proxyActivities<RequestMagicLinkActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 10 },
+});
+
+/**
+ * Started by requestMagicLink (workflow magic-link-<magicLinkId>): issues a magic link and mails it. The
+ * link's token is generated, stored as a hash and mailed inside one activity, so it never appears in this
+ * workflow's history.
+ */
+export async function requestMagicLinkWorkflow(input: RequestMagicLinkInput): Promise<RequestMagicLinkResult> {
+  return mailMagicLink(input);
+}

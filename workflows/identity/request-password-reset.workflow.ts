@@ -1,0 +1,17 @@
+import { proxyActivities } from '@temporalio/workflow';
+import type { RequestPasswordResetActivities, RequestPasswordResetInput, RequestPasswordResetResult } from '../../contracts/identity';
+
+const { mailPasswordResetLink } = proxyActivities<RequestPasswordResetActivities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 10 },
+});
+
+/**
+ * Started by requestPasswordReset (workflow password-reset-<magicLinkId>): issues a password reset link and
+ * mails it to the identity's address (nothing is mailed to an address without an identity). The link's
+ * token is generated, stored as a hash and mailed inside one activity, so it never appears in this
+ * workflow's history.
+ */
+export async function requestPasswordResetWorkflow(input: RequestPasswordResetInput): Promise<RequestPasswordResetResult> {
+  return mailPasswordResetLink(input);
+}
