@@ -1,7 +1,8 @@
 /**
  * Import rules between the layers, checked by `npm test` (scripts/check-imports.sh):
  * no cycles anywhere; workflows import only contracts/ and the Temporal workflow SDK; contracts/ is the only
- * bridge between the API and the workflows; core/ and adapters/ know no database; nothing imports the API.
+ * bridge between the API and the workflows; core/ and adapters/ know no database; nothing imports the API;
+ * models are db/repositories' and the database drivers db/'s alone (everything above db/ calls repository functions).
  * @type {import('dependency-cruiser').IConfiguration}
  */
 module.exports = {
@@ -43,6 +44,24 @@ module.exports = {
       to: { path: '^(api|workflows|activities|adapters|worker)/' },
     },
     {
+      name: 'models-only-in-repositories',
+      severity: 'error',
+      comment:
+        'Model calls live in db/repositories (db/open.ts binds the models at start-up); everything above db/ calls repository ' +
+        'functions. Tests set up and inspect data through repositories or their own owner/superuser connection, never a model.',
+      from: { pathNot: ['^db/models/', '^db/repositories/', '^db/open\\.ts$'] },
+      to: { path: '^db/models/' },
+    },
+    {
+      name: 'database-drivers-only-in-db',
+      severity: 'error',
+      comment:
+        'Only db/ talks to Sequelize and pg. Above it the pool is a dependency: `import type { Sequelize }` names its type and ' +
+        'sends nothing (type-only imports are allowed). test/ and bench/ query the fixtures they set up through their own connections.',
+      from: { pathNot: '^(db|test|bench)/' },
+      to: { path: '^node_modules/(sequelize|pg)/', dependencyTypesNot: ['type-only'] },
+    },
+    {
       name: 'activities-import-no-workflows-or-api',
       severity: 'error',
       comment: 'Activities meet workflows only through contracts/.',
@@ -58,8 +77,9 @@ module.exports = {
     },
   ],
   options: {
+    // Packages are not followed, but stay in the graph: the rules above check which packages a file imports.
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '^(node_modules|dist|coverage)/' },
+    exclude: { path: '^(dist|coverage)/' },
     // Type-only imports count too: a cycle through types is still a cycle for a reader.
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },

@@ -11,7 +11,8 @@ module.exports = {
   testTimeout: 30000,
   projects: [
     {
-      // No PostgreSQL, no Temporal: `npm run test:unit` runs these alone.
+      // No PostgreSQL, no shared Temporal server: `npm run test:unit` runs these alone. Workflow tests
+      // (test/unit/workflows) start a Temporal dev server of their own from the pinned CLI.
       displayName: 'unit',
       testEnvironment: 'node',
       roots: ['<rootDir>/test/unit'],

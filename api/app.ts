@@ -28,7 +28,8 @@ import { createPasswordReset } from './identity/password-reset';
 import { createLogin } from './identity/login';
 import { createMe } from './identity/me';
 import { createSecondFactorService } from './identity/second-factors';
-import { createSecurity } from './identity/security';
+import { createSecurity } from './identity/security/use-cases';
+import { createSignIn } from './identity/sign-in';
 import { identityHandlers } from './identity/handlers';
 import { accountingHandlers } from './accounting/handlers';
 import { ledgerHandlers } from './ledger/handlers';
@@ -86,6 +87,7 @@ function createHandlers(
   const limits = createRequestLimits(db, config.requestLimits, (action) => metrics.countRateLimitRejection(action));
   const guard = createCredentialGuard(db, config.credentialFailures, () => metrics.countRateLimitRejection('credentials'));
   const factors = createSecondFactorService({ db, hasher, factorSecrets, workflows, settings: config.secondFactors, limits });
+  const signIn = createSignIn({ db, sessions, factors });
   return {
     ...serviceHandlers({ db, temporal: deps.temporal, doc }),
     ...mailHandlers({
@@ -97,7 +99,7 @@ function createHandlers(
       mailDomains: deps.mailDomains ?? createMailDomains({ servers: config.mail.dnsServers, timeoutMs: config.mail.dnsTimeoutMs }),
     }),
     ...identityHandlers({
-      registration: createRegistration({ db, workflows, hasher, sessions, factors, limits, guard }),
+      registration: createRegistration({ db, workflows, hasher, factors, signIn, limits, guard }),
       passwordReset: createPasswordReset({ db, workflows, hasher, factors, limits, guard }),
       login: createLogin({ db, hasher, sessions, factors, limits, guard, baseDomain: config.baseDomain }),
       sessions,
@@ -111,7 +113,7 @@ function createHandlers(
       db,
       doc,
       index,
-      invitations: createInvitations({ db, workflows, hasher, sessions, factors, limits, guard }),
+      invitations: createInvitations({ db, workflows, hasher, signIn, limits, guard }),
     }),
     ...notificationHandlers({
       db,

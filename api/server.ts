@@ -5,8 +5,7 @@ import { loadConfig, type Config } from '../core/config';
 import { createLogger, type Logger } from '../core/logger';
 import { createMailer } from '../adapters/mail';
 import { storeOutboxMessage } from '../db/repositories/mail/outbox';
-import { createSequelize } from '../db/connection';
-import { initModels } from '../db/models';
+import { openDatabase } from '../db/open';
 import { createApp } from './app';
 import { createApiMetrics, metricsApp } from './http/metrics';
 import { temporalConnectionOptions } from '../adapters/temporal/connection';
@@ -40,8 +39,7 @@ const close = (server: Server) => new Promise<void>((resolve) => server.close(()
  * configured); `stop()` closes them.
  */
 export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
-  const db = createSequelize(config.database.url, { poolMax: config.database.poolMax });
-  initModels(db);
+  const db = openDatabase(config.database.url, { poolMax: config.database.poolMax });
   const connection = await Connection.connect(temporalConnectionOptions(config.temporal));
   const temporal = new Client({ connection, namespace: config.temporal.namespace });
   const metrics = createApiMetrics(db);

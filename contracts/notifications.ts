@@ -5,6 +5,9 @@ import type { DeliveryState, MessageState } from '../core/push';
 
 export const SEND_NOTIFICATION_WORKFLOW = 'sendNotificationWorkflow';
 
+/** How many devices are sent to at once: enough to be quick, bounded so one message cannot flood the worker. */
+export const FANOUT_PARALLELISM = 20;
+
 export interface SendNotificationInput {
   tenantId: string;
   messageId: string;

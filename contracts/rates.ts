@@ -31,8 +31,6 @@ export interface RefreshRatesResult {
   sources: SourceSummary[];
 }
 
-export type RefreshRatesWorkflow = () => Promise<RefreshRatesResult>;
-
 export interface RefreshRatesActivities {
   /** Reads the Central Bank of Uzbekistan's list; records the attempt first. */
   fetchCentralBankRates(): Promise<FetchedRates>;

@@ -7,7 +7,6 @@ export const BASE_CURRENCY = 'UZS';
 
 /** CBU: the Central Bank of Uzbekistan (official rate). BANK: a commercial bank (buy and sell prices). */
 export type RateSourceCode = 'CBU' | 'BANK';
-export const RATE_SOURCES: readonly RateSourceCode[] = ['CBU', 'BANK'];
 
 /** The zone whose calendar day the rates apply to (and whose "today" GET /rates defaults to). */
 export const RATES_TIME_ZONE = 'Asia/Tashkent';

@@ -1,4 +1,5 @@
 import { QueryTypes, Sequelize, Transaction } from 'sequelize';
+import { translateStoreError, translatingStoreErrors } from './repositories/errors';
 
 export function createSequelize(url: string, options: { poolMax?: number } = {}): Sequelize {
   return new Sequelize(url, {
@@ -30,14 +31,18 @@ function poolOf(db: Db): Sequelize {
   return db instanceof Transaction ? (db as unknown as { sequelize: Sequelize }).sequelize : db;
 }
 
+// Every statement sent from here, and every tenant transaction (its opening, its work, its COMMIT, where
+// deferred constraint triggers fire), throws the typed errors of repositories/errors.ts instead of
+// SQLSTATEs.
+
 /** Raw SQL that returns rows (SELECT, or a write with RETURNING). */
 export function selectRows<T extends object>(db: Db, sql: string, replacements: Record<string, unknown> = {}): Promise<T[]> {
-  return poolOf(db).query<T>(sql, { replacements, type: QueryTypes.SELECT, transaction: transactionOf(db) });
+  return translatingStoreErrors(() => poolOf(db).query<T>(sql, { replacements, type: QueryTypes.SELECT, transaction: transactionOf(db) }));
 }
 
 /** Raw SQL run for its effect. */
 export async function execute(db: Db, sql: string, replacements: Record<string, unknown> = {}): Promise<void> {
-  await poolOf(db).query(sql, { replacements, transaction: transactionOf(db) });
+  await translatingStoreErrors(() => poolOf(db).query(sql, { replacements, transaction: transactionOf(db) }));
 }
 
 /** One SQL statement with its named replacements, sent as part of a pipelined batch (see withTenant). */
@@ -141,6 +146,15 @@ async function runTransaction<T>(tx: TenantTransaction, work: (tx: Tx) => Promis
   return result;
 }
 
+/** runTransaction, its refusals typed: the opening's, the work's (model calls included) and COMMIT's. */
+async function runTranslated<T>(tx: TenantTransaction, work: (tx: Tx) => Promise<T>): Promise<T> {
+  try {
+    return await runTransaction(tx, work);
+  } catch (err) {
+    throw translateStoreError(err);
+  }
+}
+
 /**
  * Runs `work` in one transaction in which row-level security sees only `tenantId`.
  * The setting is transaction-scoped (set_config(..., true)), so a pooled connection never carries it
@@ -154,7 +168,7 @@ export async function withTenant<T>(
   first: Statement[] = [],
 ): Promise<T> {
   const tx = new TenantTransaction(db, opening(db, tenantId, first));
-  return runTransaction(tx, (t) => work(t, tx.opened));
+  return runTranslated(tx, (t) => work(t, tx.opened));
 }
 
 /**
@@ -163,7 +177,7 @@ export async function withTenant<T>(
  * For reads whose statements do not depend on each other's results.
  */
 export async function readInTenant(db: Sequelize, tenantId: string, statements: Statement[]): Promise<Record<string, unknown>[][]> {
-  const [, results] = await db.query(opening(db, tenantId, statements, { readOnly: true }), { type: QueryTypes.RAW });
+  const [, results] = await translatingStoreErrors(() => db.query(opening(db, tenantId, statements, { readOnly: true }), { type: QueryTypes.RAW }));
   // The first two results are SET TRANSACTION's and the tenant setting's.
   return (results as PgResult[]).slice(2).map((r) => r.rows);
 }
@@ -175,7 +189,8 @@ export async function readInTenant(db: Sequelize, tenantId: string, statements: 
  */
 export function selectBatch<T extends object>(tx: Tx, statements: Statement[]): Promise<T[]> {
   const db = poolOf(tx);
-  return db.query<T>(statements.map((statement) => inlineStatement(db, statement)).join(';\n'), { type: QueryTypes.SELECT, transaction: tx });
+  const sql = statements.map((statement) => inlineStatement(db, statement)).join(';\n');
+  return translatingStoreErrors(() => db.query<T>(sql, { type: QueryTypes.SELECT, transaction: tx }));
 }
 
 export async function setTenant(tx: Tx, tenantId: string): Promise<void> {

@@ -24,6 +24,8 @@ say "lint"
 npx eslint --max-warnings 0 .
 say "import rules (dependency-cruiser)"
 npx depcruise --config .dependency-cruiser.cjs api workflows activities worker db core contracts adapters tools bench test
+say "unused files, exports and dependencies (knip)"
+npx knip
 
 TEMPORAL_PID=""
 if [ -z "${TEMPORAL_ADDRESS:-}" ]; then

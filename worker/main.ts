@@ -4,8 +4,7 @@ import { loadConfig } from '../core/config';
 import { createLogger } from '../core/logger';
 import { createMailer } from '../adapters/mail';
 import { storeOutboxMessage } from '../db/repositories/mail/outbox';
-import { createSequelize } from '../db/connection';
-import { initModels } from '../db/models';
+import { openDatabase } from '../db/open';
 import { createWorker } from './create-worker';
 import { ensureSearchAttributes } from './search-attributes';
 import { startRelay } from './start-relay';
@@ -31,8 +30,7 @@ async function main(): Promise<void> {
       ? { telemetryOptions: { metrics: { prometheus: { bindAddress: config.temporal.workerMetricsAddress, countersTotalSuffix: true, unitSuffix: true } } } }
       : {}),
   });
-  const db = createSequelize(config.database.url, { poolMax: config.database.poolMax });
-  initModels(db);
+  const db = openDatabase(config.database.url, { poolMax: config.database.poolMax });
   const temporalOptions = temporalConnectionOptions(config.temporal);
   await ensureSearchAttributes(temporalOptions, config.temporal.namespace, logger);
   const connection = await NativeConnection.connect(temporalOptions);

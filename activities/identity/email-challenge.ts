@@ -3,7 +3,8 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { Mailer } from '../../core/mail';
 import { sendRecordedMail } from '../mail/send-mail';
 import { newEmailCode, type FactorSecrets } from '../../core/factor-secrets';
-import { deleteChallengeCode, identityEmail, storeChallengeCode } from '../../db/repositories/identity/second-factors';
+import { deleteChallengeCode, storeChallengeCode } from '../../db/repositories/identity/email-challenge-codes';
+import { identityEmail } from '../../db/repositories/identity/identities';
 import type { EmailChallengeActivities, EmailChallengePurpose } from '../../contracts/identity';
 
 export interface EmailChallengeDeps {
@@ -21,6 +22,10 @@ const SUBJECTS: Record<EmailChallengePurpose, string> = {
   PASSWORD_RESET: 'Confirm resetting your password',
 };
 
+/**
+ * The activities of emailChallengeWorkflow (started by login, stepUpSession, challengeEmailFactorSetting,
+ * register, acceptInvitation and resetPassword): mail the code, forget it when the challenge ends.
+ */
 export function createEmailChallengeActivities(deps: EmailChallengeDeps): EmailChallengeActivities {
   const { db, factorSecrets } = deps;
 

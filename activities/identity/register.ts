@@ -1,7 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Sequelize } from 'sequelize';
-import { Identity, MagicLink, RegistrationAttempt } from '../../db/models';
+import { identityToJoin } from '../../db/repositories/identity/identities';
+import { findMagicLink, recordMagicLinkRegistration } from '../../db/repositories/identity/magic-links';
+import { findRegistrationAttempt, scrubRegistrationAttempt } from '../../db/repositories/identity/registration-attempts';
 import { createWorkspace } from '../../db/repositories/organisation/workspaces';
 import { recordAuditEvent } from '../../db/repositories/audit/events';
 import type { RoleCode } from '../../core/roles';
@@ -27,29 +28,22 @@ export function createRegisterActivities(deps: RegisterDeps): RegisterActivities
    */
   async function createRegisteredWorkspace(input: RegisterInput): Promise<RegisterResult> {
     return db.transaction(async (tx) => {
-      const magicLink = await MagicLink.findByPk(input.magicLinkId, { transaction: tx, lock: tx.LOCK.UPDATE });
+      const magicLink = await findMagicLink(tx, input.magicLinkId, { lock: true });
       if (!magicLink || magicLink.purpose !== 'REGISTRATION') throw invalidMagicLink();
       if (magicLink.consumedAt) {
         if (magicLink.consumedByAttempt === input.attemptId && magicLink.result) return magicLink.result as unknown as RegisterResult;
         throw invalidMagicLink();
       }
       if (magicLink.supersededAt || magicLink.expiresAt.getTime() <= Date.now()) throw invalidMagicLink();
-      const attempt = await RegistrationAttempt.findByPk(input.attemptId, { transaction: tx });
+      const attempt = await findRegistrationAttempt(tx, input.attemptId);
       if (!attempt || attempt.magicLinkId !== magicLink.id) throw invalidMagicLink();
 
-      let identityId: string;
-      const existing = await Identity.findOne({ where: { email: magicLink.email }, transaction: tx });
-      if (attempt.existingIdentityId) {
-        if (!existing || existing.id !== attempt.existingIdentityId) throw invalidMagicLink();
-        identityId = existing.id;
-      } else {
-        // The identity appeared after the request checked: its password was never verified.
-        if (existing || !attempt.passwordHash) {
-          throw ApplicationFailure.create({ type: FailureType.InvalidCredentials, message: 'identity exists', nonRetryable: true });
-        }
-        identityId = randomUUID();
-        await Identity.create({ id: identityId, email: magicLink.email, passwordHash: attempt.passwordHash }, { transaction: tx });
+      const joining = await identityToJoin(tx, magicLink.email, { existingIdentityId: attempt.existingIdentityId, passwordHash: attempt.passwordHash });
+      if ('refused' in joining) {
+        if (joining.refused === 'identity-changed') throw invalidMagicLink();
+        throw ApplicationFailure.create({ type: FailureType.InvalidCredentials, message: 'identity exists', nonRetryable: true });
       }
+      const { identityId } = joining;
 
       const workspace = await createWorkspace(
         tx,
@@ -69,8 +63,8 @@ export function createRegisterActivities(deps: RegisterDeps): RegisterActivities
         details: attempt.existingIdentityId ? 'existing identity' : 'new identity',
       });
       const result: RegisterResult = { ...workspace, identityId };
-      await magicLink.update({ consumedAt: new Date(), consumedByAttempt: attempt.id, result: { ...result } }, { transaction: tx });
-      await attempt.update({ passwordHash: null }, { transaction: tx });
+      await recordMagicLinkRegistration(tx, magicLink.id, { attemptId: attempt.id, result: { ...result } });
+      await scrubRegistrationAttempt(tx, attempt.id);
       return result;
     });
   }

@@ -1,6 +1,13 @@
-import { Op, type Sequelize } from 'sequelize';
-import { MagicLink } from '../../db/models';
-import { lockMagicLinkIssuer } from '../../db/repositories/identity/magic-links';
+import type { Sequelize } from 'sequelize';
+import {
+  countMagicLinksSince,
+  findMagicLink,
+  insertMagicLink,
+  lockMagicLinkIssuer,
+  markMagicLinkMailed,
+  replaceMagicLinkToken,
+  supersedeMagicLinks,
+} from '../../db/repositories/identity/magic-links';
 import { newOpaqueToken, sha256 } from '../../core/secrets';
 import type { Mailer } from '../../core/mail';
 import { sendRecordedMail } from '../mail/send-mail';
@@ -30,22 +37,16 @@ export function createRequestMagicLinkActivities(deps: RequestMagicLinkDeps): Re
     const expiresAt = new Date(Date.now() + deps.magicLinkTtlSeconds * 1000);
     const decision = await db.transaction(async (tx) => {
       await lockMagicLinkIssuer(tx, input.email);
-      const existing = await MagicLink.findByPk(input.magicLinkId, { transaction: tx });
+      const existing = await findMagicLink(tx, input.magicLinkId);
       if (existing?.mailedAt) return 'already-mailed' as const;
       if (existing) {
-        await existing.update({ tokenHash: sha256(token), expiresAt }, { transaction: tx });
+        await replaceMagicLinkToken(tx, existing.id, { tokenHash: sha256(token), expiresAt });
         return 'mail' as const;
       }
-      const recent = await MagicLink.count({
-        where: { email: input.email, purpose: 'REGISTRATION', createdAt: { [Op.gt]: new Date(Date.now() - 3600_000) } },
-        transaction: tx,
-      });
+      const recent = await countMagicLinksSince(tx, input.email, { purpose: 'REGISTRATION', since: new Date(Date.now() - 3600_000) });
       if (recent >= deps.magicLinksPerEmailPerHour) return 'throttled' as const;
-      await MagicLink.update(
-        { supersededAt: new Date() },
-        { where: { email: input.email, purpose: 'REGISTRATION', consumedAt: null, supersededAt: null }, transaction: tx },
-      );
-      await MagicLink.create({ id: input.magicLinkId, email: input.email, tokenHash: sha256(token), expiresAt }, { transaction: tx });
+      await supersedeMagicLinks(tx, input.email, 'REGISTRATION');
+      await insertMagicLink(tx, { id: input.magicLinkId, email: input.email, purpose: 'REGISTRATION', tokenHash: sha256(token), expiresAt });
       return 'mail' as const;
     });
     if (decision !== 'mail') {
@@ -62,7 +63,7 @@ export function createRequestMagicLinkActivities(deps: RequestMagicLinkDeps): Re
         'If you did not ask for it, ignore this message.',
       ].join('\n'),
     });
-    await MagicLink.update({ mailedAt: new Date() }, { where: { id: input.magicLinkId } });
+    await markMagicLinkMailed(db, input.magicLinkId);
     return { mailed: true };
   }
 

@@ -1,6 +1,14 @@
-import { Op, type Sequelize } from 'sequelize';
-import { Identity, MagicLink } from '../../db/models';
-import { lockMagicLinkIssuer } from '../../db/repositories/identity/magic-links';
+import type { Sequelize } from 'sequelize';
+import { identityIdByEmail } from '../../db/repositories/identity/identities';
+import {
+  countMagicLinksSince,
+  findMagicLink,
+  insertMagicLink,
+  lockMagicLinkIssuer,
+  markMagicLinkMailed,
+  replaceMagicLinkToken,
+  supersedeMagicLinks,
+} from '../../db/repositories/identity/magic-links';
 import { newOpaqueToken, sha256 } from '../../core/secrets';
 import type { Mailer } from '../../core/mail';
 import type { Logger } from '../../core/logger';
@@ -32,20 +40,17 @@ export function createRequestPasswordResetActivities(deps: RequestPasswordResetD
     const purpose = 'PASSWORD_RESET' as const;
     const decision = await db.transaction(async (tx) => {
       await lockMagicLinkIssuer(tx, input.email, purpose);
-      const existing = await MagicLink.findByPk(input.magicLinkId, { transaction: tx });
+      const existing = await findMagicLink(tx, input.magicLinkId);
       if (existing?.mailedAt) return 'already-mailed' as const;
       if (existing) {
-        await existing.update({ tokenHash: sha256(token), expiresAt }, { transaction: tx });
+        await replaceMagicLinkToken(tx, existing.id, { tokenHash: sha256(token), expiresAt });
         return 'mail' as const;
       }
-      if (!(await Identity.findOne({ where: { email: input.email }, attributes: ['id'], transaction: tx }))) return 'no-identity' as const;
-      const recent = await MagicLink.count({
-        where: { email: input.email, purpose, createdAt: { [Op.gt]: new Date(Date.now() - 3600_000) } },
-        transaction: tx,
-      });
+      if (!(await identityIdByEmail(tx, input.email))) return 'no-identity' as const;
+      const recent = await countMagicLinksSince(tx, input.email, { purpose, since: new Date(Date.now() - 3600_000) });
       if (recent >= deps.passwordReset.perEmailPerHour) return 'throttled' as const;
-      await MagicLink.update({ supersededAt: new Date() }, { where: { email: input.email, purpose, consumedAt: null, supersededAt: null }, transaction: tx });
-      await MagicLink.create({ id: input.magicLinkId, email: input.email, purpose, tokenHash: sha256(token), expiresAt }, { transaction: tx });
+      await supersedeMagicLinks(tx, input.email, purpose);
+      await insertMagicLink(tx, { id: input.magicLinkId, email: input.email, purpose, tokenHash: sha256(token), expiresAt });
       return 'mail' as const;
     });
     if (decision !== 'mail') {
@@ -64,7 +69,7 @@ export function createRequestPasswordResetActivities(deps: RequestPasswordResetD
         'If you did not ask for it, ignore this message: your password stays as it is.',
       ].join('\n'),
     });
-    await MagicLink.update({ mailedAt: new Date() }, { where: { id: input.magicLinkId } });
+    await markMagicLinkMailed(db, input.magicLinkId);
     return { mailed: true };
   }
 

@@ -1,14 +1,12 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { DatabaseError, type Sequelize } from 'sequelize';
+import type { Sequelize } from 'sequelize';
 import { withTenant, type Tx } from '../../db/connection';
+import { NumberOutOfRangeError } from '../../db/repositories/errors';
 import { recordAuditEvent } from '../../db/repositories/audit/events';
 import { findPeriodClose, lockLedgerState, markCloseCompleted, markCloseFailed, raiseCutoff, storeSnapshot } from '../../db/repositories/ledger/period-closes';
 import { FailureType } from '../../contracts/failures';
 import type { ClosePeriodActivities, ClosePeriodInput } from '../../contracts/ledger';
-
-/** PostgreSQL's numeric_value_out_of_range. */
-const NUMERIC_OVERFLOW = '22003';
 
 export interface ClosePeriodDeps {
   db: Sequelize;
@@ -62,7 +60,7 @@ export function createClosePeriodActivities({ db }: ClosePeriodDeps): ClosePerio
       return { entryCount: result.entryCount, accounts: result.accounts, total: result.debit };
     } catch (err) {
       // Retrying cannot make a sum fit: the close fails with the reason, and the cut-off is released.
-      if (err instanceof DatabaseError && (err.original as { code?: string }).code === NUMERIC_OVERFLOW) {
+      if (err instanceof NumberOutOfRangeError) {
         throw ApplicationFailure.nonRetryable('an account\'s closing balance exceeds what a snapshot can hold (NUMERIC(22,2))', FailureType.BalancesOverflow);
       }
       throw err;

@@ -1,9 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Sequelize } from 'sequelize';
-import { Identity } from '../../db/models';
 import { withTenant } from '../../db/connection';
 import { recordAuditEvent } from '../../db/repositories/audit/events';
+import { identityIdByEmail, identityToJoin } from '../../db/repositories/identity/identities';
 import { consumeInvitation, findAcceptance, findInvitation, openMembership, scrubAcceptance } from '../../db/repositories/organisation/invitations';
 import { FailureType } from '../../contracts/failures';
 import type { AcceptInvitationActivities, AcceptInvitationInput, AcceptInvitationResult } from '../../contracts/organisation';
@@ -30,25 +29,21 @@ export function createAcceptInvitationActivities(deps: AcceptInvitationDeps): Ac
       const acceptance = await findAcceptance(tx, scope, input.acceptanceId);
       if (!acceptance || acceptance.invitationId !== invitation.id) throw invalid('no such acceptance');
       if (invitation.consumedByAcceptance === input.acceptanceId && invitation.acceptedMembershipId) {
-        const identity = await Identity.findOne({ where: { email: invitation.email }, transaction: tx });
-        return { tenantId: input.tenantId, identityId: identity!.id, membershipId: invitation.acceptedMembershipId };
+        const identityId = await identityIdByEmail(tx, invitation.email);
+        return { tenantId: input.tenantId, identityId: identityId!, membershipId: invitation.acceptedMembershipId };
       }
       if (!invitation.pending) throw invalid('invitation revoked, superseded, expired or used');
 
-      const existing = await Identity.findOne({ where: { email: invitation.email }, transaction: tx });
-      let identityId: string;
-      if (acceptance.existingIdentityId) {
-        if (!existing || existing.id !== acceptance.existingIdentityId) throw invalid('identity changed');
-        identityId = existing.id;
-      } else {
-        // The identity appeared after the request checked (its password was never verified), or the
-        // acceptance did not come with the mailed token: only the mailbox's reader creates an identity.
-        if (existing || !acceptance.passwordHash || !acceptance.mailboxProven) {
-          throw ApplicationFailure.create({ type: FailureType.InvalidCredentials, message: 'identity exists', nonRetryable: true });
-        }
-        const created = await Identity.create({ id: randomUUID(), email: invitation.email, passwordHash: acceptance.passwordHash }, { transaction: tx });
-        identityId = created.id;
+      // Only the mailbox's reader creates an identity: without the mailed token, no hash to create one from.
+      const joining = await identityToJoin(tx, invitation.email, {
+        existingIdentityId: acceptance.existingIdentityId,
+        passwordHash: acceptance.mailboxProven ? acceptance.passwordHash : null,
+      });
+      if ('refused' in joining) {
+        if (joining.refused === 'identity-changed') throw invalid('identity changed');
+        throw ApplicationFailure.create({ type: FailureType.InvalidCredentials, message: 'identity exists', nonRetryable: true });
       }
+      const { identityId } = joining;
       const membershipId = await openMembership(tx, scope, { identityId, displayName: invitation.email.split('@')[0]!, email: invitation.email, roles: invitation.roles });
       if (!membershipId) throw invalid('already a member of this workspace');
       await consumeInvitation(tx, scope, { invitationId: invitation.id, acceptanceId: input.acceptanceId, membershipId });

@@ -1,5 +1,6 @@
-import { RateLimiterPostgres, RateLimiterRes } from 'rate-limiter-flexible';
+import { RateLimiterRes, type RateLimiterPostgres } from 'rate-limiter-flexible';
 import type { Sequelize } from 'sequelize';
+import { requestLimitCounter } from '../../db/repositories/service/request-limits';
 import { sha256 } from '../../core/secrets';
 import { AppError } from '../../core/problems';
 import type { Config, LimitedAction, RateWindow } from '../../core/config';
@@ -34,16 +35,7 @@ export function createRequestLimits(
   limits: Config['requestLimits'],
   onRejected: (action: LimitedAction) => void = () => undefined,
 ): RequestLimits {
-  const limiter = (keyPrefix: string, window: RateWindow) =>
-    new RateLimiterPostgres({
-      storeClient: db,
-      storeType: 'sequelize',
-      tableName: 'request_limits',
-      tableCreated: true,
-      keyPrefix,
-      points: window.points,
-      duration: window.seconds,
-    });
+  const limiter = (keyPrefix: string, window: RateWindow) => requestLimitCounter(db, { keyPrefix, points: window.points, duration: window.seconds });
   const limiters = Object.fromEntries(
     Object.entries(limits).map(([action, { perIp, perEmail }]) => [action, { ip: limiter(`${action}:ip`, perIp), email: limiter(`${action}:email`, perEmail) }]),
   ) as Record<LimitedAction, { ip: RateLimiterPostgres; email: RateLimiterPostgres }>;
@@ -87,16 +79,14 @@ export function createCredentialGuard(
   policy: Config['credentialFailures'],
   onRejected: () => void = () => undefined,
 ): CredentialGuard {
-  const store = { storeClient: db, storeType: 'sequelize', tableName: 'request_limits', tableCreated: true } as const;
-  const byPair = new RateLimiterPostgres({
-    ...store,
+  const byPair = requestLimitCounter(db, {
     keyPrefix: 'credentials:email-ip',
     points: policy.perEmailAndIp,
     // The failures stay "consecutive" for a long time: only a success (or a quiet 90 days) clears them.
     duration: 90 * 86_400,
     blockDuration: policy.blockSeconds,
   });
-  const byIp = new RateLimiterPostgres({ ...store, keyPrefix: 'credentials:ip', points: policy.perIpPerDay, duration: 86_400, blockDuration: 86_400 });
+  const byIp = requestLimitCounter(db, { keyPrefix: 'credentials:ip', points: policy.perIpPerDay, duration: 86_400, blockDuration: 86_400 });
   const pairKey = (email: string, ip: string | null) => hashed(email.trim().toLowerCase(), ip ?? '');
 
   const refuse = (msBeforeNext: number) => {

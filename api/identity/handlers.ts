@@ -4,7 +4,7 @@ import type { createLogin } from './login';
 import type { createMe } from './me';
 import type { createPasswordReset } from './password-reset';
 import type { createRegistration } from './registration';
-import type { createSecurity } from './security';
+import type { SecurityUseCases } from './security/use-cases';
 import type { SessionService } from './sessions';
 
 export type IdentityOperation =
@@ -35,7 +35,7 @@ export interface IdentityUseCases {
   login: ReturnType<typeof createLogin>;
   sessions: SessionService;
   me: ReturnType<typeof createMe>;
-  security: ReturnType<typeof createSecurity>;
+  security: SecurityUseCases;
 }
 
 /** Registration, login, sessions, and the caller's own password and second factors. */
@@ -46,7 +46,12 @@ export function identityHandlers({ registration, passwordReset, login, sessions,
       return { status: 202, body: { message: 'If the address can receive mail, a registration link is on its way.' } };
     }),
 
-    register: publicOperation(async ({ body, ctx }) => registration.register(body, ctx)),
+    register: publicOperation(async ({ body, ctx }) => {
+      const outcome = await registration.register(body, ctx);
+      return outcome.kind === 'challenge'
+        ? { status: 202, body: { ...outcome.challenge, workspaceSlug: outcome.workspaceSlug } }
+        : { status: 201, body: outcome.tokens };
+    }),
 
     requestPasswordReset: publicOperation(async ({ body, ctx }) => {
       await passwordReset.requestPasswordReset(body.email, ctx);
@@ -58,7 +63,10 @@ export function identityHandlers({ registration, passwordReset, login, sessions,
       return outcome.kind === 'challenge' ? { status: 202, body: outcome.challenge } : { status: 204 };
     }),
 
-    login: publicOperation(async ({ body, ctx }) => login.login(body, ctx)),
+    login: publicOperation(async ({ body, ctx }) => {
+      const outcome = await login.login(body, ctx);
+      return outcome.kind === 'challenge' ? { status: 202, body: outcome.challenge } : { status: 200, body: outcome.tokens };
+    }),
 
     refreshSession: publicOperation(async ({ body, ctx }) => ({ status: 200, body: await sessions.refreshSession(body.refreshToken, ctx) })),
 
@@ -82,33 +90,38 @@ export function identityHandlers({ registration, passwordReset, login, sessions,
     }),
 
     changePassword: memberOperation(async ({ principal, body, ctx }) => {
-      await security.changePassword(principal, body, ctx);
+      await security.password.changePassword(principal, body, ctx);
       return { status: 204 };
     }),
 
-    getSecurityStatus: memberOperation(async ({ principal }) => ({ status: 200, body: await security.getSecurityStatus(principal) })),
+    getSecurityStatus: memberOperation(async ({ principal }) => ({ status: 200, body: await security.status.getSecurityStatus(principal) })),
 
-    stepUpSession: memberOperation(async ({ principal, body, ctx }) => security.stepUpSession(principal, body, ctx)),
+    stepUpSession: memberOperation(async ({ principal, body, ctx }) => {
+      const outcome = await security.stepUp.stepUpSession(principal, body, ctx);
+      return outcome.kind === 'challenge'
+        ? { status: 202, body: outcome.challenge }
+        : { status: 200, body: { verifiedUntil: outcome.verifiedUntil.toISOString() } };
+    }),
 
     challengeEmailFactorSetting: memberOperation(async ({ principal, body, ctx }) => ({
       status: 202,
-      body: await security.challengeEmailFactorSetting(principal, body, ctx),
+      body: await security.emailFactor.challengeEmailFactorSetting(principal, body, ctx),
     })),
 
     confirmEmailFactorSetting: memberOperation(async ({ principal, body, ctx }) => ({
       status: 200,
-      body: await security.confirmEmailFactorSetting(principal, body, ctx),
+      body: await security.emailFactor.confirmEmailFactorSetting(principal, body, ctx),
     })),
 
-    setupTotp: memberOperation(async ({ principal, body }) => ({ status: 201, body: await security.setupTotp(principal, body) })),
+    setupTotp: memberOperation(async ({ principal, body }) => ({ status: 201, body: await security.totp.setupTotp(principal, body) })),
 
-    confirmTotp: memberOperation(async ({ principal, body, ctx }) => ({ status: 200, body: await security.confirmTotp(principal, body, ctx) })),
+    confirmTotp: memberOperation(async ({ principal, body, ctx }) => ({ status: 200, body: await security.totp.confirmTotp(principal, body, ctx) })),
 
-    disableTotp: memberOperation(async ({ principal, body, ctx }) => ({ status: 200, body: await security.disableTotp(principal, body, ctx) })),
+    disableTotp: memberOperation(async ({ principal, body, ctx }) => ({ status: 200, body: await security.totp.disableTotp(principal, body, ctx) })),
 
     regenerateRecoveryCodes: memberOperation(async ({ principal, body, ctx }) => ({
       status: 200,
-      body: await security.regenerateRecoveryCodes(principal, body, ctx),
+      body: await security.recoveryCodes.regenerateRecoveryCodes(principal, body, ctx),
     })),
   };
 }

@@ -1,19 +1,20 @@
 import type { Sequelize } from 'sequelize';
-import { Identity } from '../../db/models';
 import { recordLastLogin } from '../../db/repositories/organisation/users';
 import { withTenant } from '../../db/connection';
 import { tenantIdBySlug } from '../../db/repositories/organisation/workspaces';
 import { activeMembershipsOf, type ActiveMembership } from '../../db/repositories/organisation/principals';
+import { findIdentityByEmail } from '../../db/repositories/identity/identities';
 import { recordAuditEvent } from '../../db/repositories/audit/events';
+import { normaliseEmail } from '../../core/email';
 import { AppError } from '../../core/problems';
 import type { PasswordHasher } from '../../core/passwords';
 import type { RequestContext } from '../http/context';
 import type { CredentialGuard, RequestLimits } from '../http/request-limits';
 import type { Schemas } from '../http/operation-handler';
 import { assertPasswordWithinBytes } from './password-rules';
-import { normaliseEmail } from './registration';
 import type { SessionService, TokenPair } from './sessions';
-import { channelOf, factorOf, type EmailChallengeResponse, type FactorKind, type SecondFactorService } from './second-factors';
+import { channelOf, factorOf, type FactorKind, type SecondFactorService } from './second-factors';
+import type { SignInOutcome } from './sign-in';
 
 export type LoginInput = Schemas['LoginRequest'];
 
@@ -27,8 +28,8 @@ export interface LoginServiceDeps {
   baseDomain: string;
 }
 
-
-export type LoginOutcome = { status: 200; body: TokenPair } | { status: 202; body: EmailChallengeResponse };
+/** A session, or (with a second factor on and none sent) the factor's challenge. */
+export type LoginOutcome = SignInOutcome;
 
 /** Login: password, then the identity's second factor when it has one. */
 export function createLogin(deps: LoginServiceDeps) {
@@ -66,7 +67,7 @@ export function createLogin(deps: LoginServiceDeps) {
       hostTenantId = await tenantIdBySlug(db, ctx.host.slug);
       if (!hostTenantId) throw new AppError('not-found', 'No workspace answers at this host');
     }
-    const identity = await Identity.findOne({ where: { email } });
+    const identity = await findIdentityByEmail(db, email);
     // Unknown emails cost one hash too, so timing does not reveal which emails exist.
     const passwordOk = await deps.hasher.verify(input.password, identity?.passwordHash ?? null, ctx.ipAddress);
     if (!passwordOk) await deps.guard.fail(who);
@@ -90,9 +91,9 @@ export function createLogin(deps: LoginServiceDeps) {
     const channel = channelOf(identity);
     if (!channel) {
       if (factor) throw new AppError('login-factors-invalid', 'This account has no second factor; send email and password only');
-      return { status: 200, body: await openSession(identity.id, chosen, null, ctx) };
+      return { kind: 'session', tokens: await openSession(identity.id, chosen, null, ctx) };
     }
-    if (!factor) return { status: 202, body: (await factors.factorChallenge(identity, { tenantId: chosen.tenant_id, purpose: 'LOGIN' }, ctx))! };
+    if (!factor) return { kind: 'challenge', challenge: (await factors.factorChallenge(identity, { tenantId: chosen.tenant_id, purpose: 'LOGIN' }, ctx))! };
     try {
       await factors.verifyFactor(identity, { tenantId: chosen.tenant_id, purpose: 'LOGIN' }, input, factor, 'invalid-second-factor');
     } catch (err) {
@@ -101,7 +102,7 @@ export function createLogin(deps: LoginServiceDeps) {
       }
       throw err;
     }
-    return { status: 200, body: await openSession(identity.id, chosen, factor, ctx) };
+    return { kind: 'session', tokens: await openSession(identity.id, chosen, factor, ctx) };
   }
 
   async function openSession(identityId: string, chosen: ActiveMembership, factor: FactorKind | null, ctx: RequestContext): Promise<TokenPair> {

@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { Op, type Sequelize } from 'sequelize';
-import { Identity, MagicLink } from '../../db/models';
+import type { Sequelize } from 'sequelize';
 import { setTenant } from '../../db/connection';
 import { activeMembershipsOf } from '../../db/repositories/organisation/principals';
-import { revokeIdentitySessions, updatePasswordHash } from '../../db/repositories/identity/second-factors';
+import { findIdentityByEmail, updatePasswordHash } from '../../db/repositories/identity/identities';
+import { consumeMagicLink, findMagicLinkByToken } from '../../db/repositories/identity/magic-links';
+import { revokeIdentitySessions } from '../../db/repositories/identity/sessions';
 import { recordAuditEvent } from '../../db/repositories/audit/events';
 import { sha256 } from '../../core/secrets';
+import { normaliseEmail } from '../../core/email';
 import { AppError } from '../../core/problems';
 import type { PasswordHasher } from '../../core/passwords';
 import { REQUEST_PASSWORD_RESET_WORKFLOW, type RequestPasswordResetWorkflow } from '../../contracts/identity';
@@ -15,7 +17,6 @@ import type { CredentialGuard, RequestLimits } from '../http/request-limits';
 import type { RequestContext } from '../http/context';
 import type { Schemas } from '../http/operation-handler';
 import { assertNewPassword } from './password-rules';
-import { normaliseEmail } from './registration';
 import { channelOf, factorOf, type EmailChallengeResponse, type SecondFactorService } from './second-factors';
 
 /** The rule of a password change: a reset sets a password the way a change does. */
@@ -63,7 +64,7 @@ export function createPasswordReset(deps: PasswordResetDeps) {
     await deps.guard.check(who);
     const factor = factorOf(input, 'login-factors-invalid');
     assertNewPassword(input.newPassword, input.confirmPassword, NEW_PASSWORD_MIN_CHARACTERS, 'newPassword');
-    const magicLink = await MagicLink.findOne({ where: { tokenHash: sha256(input.token), purpose: 'PASSWORD_RESET' } });
+    const magicLink = await findMagicLinkByToken(db, { tokenHash: sha256(input.token), purpose: 'PASSWORD_RESET' });
     const usable =
       magicLink &&
       magicLink.email === email &&
@@ -71,7 +72,7 @@ export function createPasswordReset(deps: PasswordResetDeps) {
       !magicLink.consumedAt &&
       !magicLink.supersededAt &&
       magicLink.expiresAt.getTime() > Date.now();
-    const identity = usable ? await Identity.findOne({ where: { email } }) : null;
+    const identity = usable ? await findIdentityByEmail(db, email) : null;
     if (!magicLink || !identity) {
       await deps.guard.fail(who);
       throw new AppError('password-reset-invalid');
@@ -86,11 +87,7 @@ export function createPasswordReset(deps: PasswordResetDeps) {
     const passwordHash = await deps.hasher.hash(input.newPassword, ctx.ipAddress);
     await db.transaction(async (tx) => {
       // Single use, also against a concurrent reset with the same link: the first to consume it wins.
-      const [consumed] = await MagicLink.update(
-        { consumedAt: new Date() },
-        { where: { id: magicLink.id, consumedAt: null, supersededAt: null, expiresAt: { [Op.gt]: new Date() } }, transaction: tx },
-      );
-      if (consumed !== 1) throw new AppError('password-reset-invalid');
+      if (!(await consumeMagicLink(tx, magicLink.id))) throw new AppError('password-reset-invalid');
       await updatePasswordHash(tx, identity.id, passwordHash);
       const ended = await revokeIdentitySessions(tx, identity.id, { keepSessionId: null, reason: 'PASSWORD_RESET' });
       // Audited in each of the person's workspaces, in the same commit.

@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Sequelize } from 'sequelize';
-import { Identity, MagicLink, RegistrationAttempt } from '../../db/models';
-import { withTenant } from '../../db/connection';
+import { findIdentityByEmail } from '../../db/repositories/identity/identities';
+import { findMagicLinkByToken } from '../../db/repositories/identity/magic-links';
+import { insertRegistrationAttempt, scrubRegistrationAttempt } from '../../db/repositories/identity/registration-attempts';
+import { normaliseEmail } from '../../core/email';
 import { sha256 } from '../../core/secrets';
 import { AppError } from '../../core/problems';
 import type { PasswordHasher } from '../../core/passwords';
@@ -17,8 +19,9 @@ import type { CredentialGuard, RequestLimits } from '../http/request-limits';
 import type { RequestContext } from '../http/context';
 import type { Schemas } from '../http/operation-handler';
 import { assertNewPassword } from './password-rules';
-import type { SessionService, TokenPair } from './sessions';
+import type { TokenPair } from './sessions';
 import type { EmailChallengeResponse, SecondFactorService } from './second-factors';
+import type { SignIn } from './sign-in';
 
 const REGISTRATION_PASSWORD_MIN_CHARACTERS = 15;
 
@@ -26,17 +29,14 @@ export interface RegistrationDeps {
   db: Sequelize;
   workflows: WorkflowClient;
   hasher: PasswordHasher;
-  sessions: SessionService;
   factors: SecondFactorService;
+  signIn: SignIn;
   limits: RequestLimits;
   guard: CredentialGuard;
 }
 
-export type RegisterOutcome = { status: 201; body: TokenPair } | { status: 202; body: EmailChallengeResponse & { workspaceSlug: string } };
-
-export function normaliseEmail(email: string): string {
-  return email.trim().toLowerCase();
-}
+/** A session in the new workspace, or the challenge of the existing identity's second factor (with the workspace's slug, whose host the login goes to). */
+export type RegisterOutcome = { kind: 'session'; tokens: TokenPair } | { kind: 'challenge'; challenge: EmailChallengeResponse; workspaceSlug: string };
 
 /** Registration: a magic link, then a workspace (workflows magic-link-<magicLinkId> and register-<magicLinkId>). */
 export function createRegistration(deps: RegistrationDeps) {
@@ -62,7 +62,7 @@ export function createRegistration(deps: RegistrationDeps) {
     const who = { email, ip: ctx.ipAddress };
     await deps.guard.check(who);
     assertNewPassword(input.password, input.confirmPassword, REGISTRATION_PASSWORD_MIN_CHARACTERS);
-    const magicLink = await MagicLink.findOne({ where: { tokenHash: sha256(input.token) } });
+    const magicLink = await findMagicLinkByToken(deps.db, { tokenHash: sha256(input.token) });
     const usable =
       magicLink &&
       magicLink.purpose === 'REGISTRATION' &&
@@ -76,7 +76,7 @@ export function createRegistration(deps: RegistrationDeps) {
       throw new AppError('registration-proof-invalid');
     }
 
-    const identity = await Identity.findOne({ where: { email } });
+    const identity = await findIdentityByEmail(deps.db, email);
     let passwordHash: string | null = null;
     if (identity) {
       // Register never replaces an existing identity's password; it must be the current one, and each
@@ -90,19 +90,16 @@ export function createRegistration(deps: RegistrationDeps) {
     const attemptId = randomUUID();
     const workflowId = registerWorkflowId(magicLink.id);
     const startId = await deps.db.transaction(async (tx) => {
-      await RegistrationAttempt.create(
-        {
-          id: attemptId,
-          magicLinkId: magicLink.id,
-          existingIdentityId: identity?.id ?? null,
-          passwordHash,
-          companyName: input.company?.name.trim() ?? null,
-          companyTaxId: input.company?.taxId ?? null,
-          correlationId: ctx.correlationId,
-          ipAddress: ctx.ipAddress,
-        },
-        { transaction: tx },
-      );
+      await insertRegistrationAttempt(tx, {
+        id: attemptId,
+        magicLinkId: magicLink.id,
+        existingIdentityId: identity?.id ?? null,
+        passwordHash,
+        companyName: input.company?.name.trim() ?? null,
+        companyTaxId: input.company?.taxId ?? null,
+        correlationId: ctx.correlationId,
+        ipAddress: ctx.ipAddress,
+      });
       return deps.workflows.enqueue<RegisterWorkflow>(tx, REGISTER_WORKFLOW, {
         workflowId,
         args: [{ magicLinkId: magicLink.id, attemptId, correlationId: ctx.correlationId }],
@@ -117,16 +114,11 @@ export function createRegistration(deps: RegistrationDeps) {
     const result = await deps.workflows.awaitStarted<RegisterWorkflow>(startId, workflowId, {
       lost: () => new AppError('registration-proof-invalid'),
       pending: 'The registration is recorded and completes as soon as the workflow service is back; then log in with your password',
-      release: () => RegistrationAttempt.update({ passwordHash: null }, { where: { id: attemptId } }).then(() => undefined),
+      release: () => scrubRegistrationAttempt(deps.db, attemptId),
     });
-    // The password alone never opens a session for an identity with a second factor: the workspace
-    // exists now, and the login on its host asks for the factor.
-    const challenge = identity ? await deps.factors.factorChallenge(identity, { tenantId: result.tenantId, purpose: 'LOGIN' }, ctx) : null;
-    if (challenge) return { status: 202, body: { ...challenge, workspaceSlug: result.slug } };
-    const tokens = await withTenant(deps.db, result.tenantId, (tx) =>
-      deps.sessions.open(tx, { tenantId: result.tenantId, membershipId: result.membershipId, identityId: result.identityId }, ctx),
-    );
-    return { status: 201, body: tokens };
+    // The workspace exists now; with a second factor on, the login on its host asks for the factor.
+    const outcome = await deps.signIn.sessionOrChallenge(identity, { tenantId: result.tenantId, membershipId: result.membershipId, identityId: result.identityId }, ctx);
+    return outcome.kind === 'challenge' ? { ...outcome, workspaceSlug: result.slug } : outcome;
   }
 
   return { requestMagicLink, register };

@@ -6,14 +6,9 @@ import type { FactorSecrets } from '../../core/factor-secrets';
 import type { PasswordHasher } from '../../core/passwords';
 import { matchTotpStep } from '../../core/totp';
 import { canonicalRecoveryCode, recoveryCodeMatches } from '../../core/recovery-codes';
-import {
-  liveRecoveryCodes,
-  releaseFactorAttempt,
-  reserveFactorAttempt,
-  spendRecoveryCode,
-  spendTotpStep,
-  type AttemptKind,
-} from '../../db/repositories/identity/second-factors';
+import { releaseFactorAttempt, reserveFactorAttempt, type AttemptKind } from '../../db/repositories/identity/factor-attempts';
+import { liveRecoveryCodes, spendRecoveryCode } from '../../db/repositories/identity/recovery-codes';
+import { spendTotpStep } from '../../db/repositories/identity/totp';
 import { emailChallengeWorkflowId } from '../../contracts/workflow-ids';
 import {
   EMAIL_CHALLENGE_WORKFLOW,
@@ -42,7 +37,7 @@ export interface SecondFactorDeps {
 
 export type SecondFactorService = ReturnType<typeof createSecondFactorService>;
 
-/** The identity as read at the start of the request (an Identity row satisfies this). */
+/** The identity as read at the start of the request (an IdentityRow satisfies this). */
 export interface FactorHolder {
   id: string;
   totpSecretEncrypted: string | null;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { UniqueConstraintError, DatabaseError, type Sequelize } from 'sequelize';
+import type { Sequelize } from 'sequelize';
 import { selectBatch, withTenant, type Tx } from '../../db/connection';
 import {
   findEntry,
@@ -14,6 +14,7 @@ import {
   type LineRow,
   type NewLine,
 } from '../../db/repositories/ledger/journal';
+import { DuplicateRowError, LedgerRuleError } from '../../db/repositories/errors';
 import { AppError } from '../../core/problems';
 import { formatMinorUnits, numericToMinorUnits } from '../../core/money';
 import { checkPosting, prepareEntry, prepareReversal, type PreparedEntry } from '../../core/ledger';
@@ -52,10 +53,6 @@ function toJournalEntry(row: EntryRow, lines: LineRow[]): JournalEntry {
     postedByMembershipId: row.posted_by_membership_id,
     correlationId: row.correlation_id,
   };
-}
-
-function isPostgresError(err: unknown, code: string): boolean {
-  return err instanceof DatabaseError && (err.original as { code?: string }).code === code;
 }
 
 /** Posting, reversing and reading journal entries. */
@@ -153,14 +150,16 @@ export function createJournalEntries({ db, companies }: { db: Sequelize; compani
         return { entry, created: true };
       }, [contextStatement(scope, requestId, prepared.lines)]);
     } catch (err) {
-      if (err instanceof UniqueConstraintError) {
+      if (err instanceof DuplicateRowError) {
         // A concurrent request won: the same requestId (answer with its entry) or the same reversal target.
         const replay = await withTenant(db, scope.tenantId, (tx) => replayOf(tx, scope, requestId, prepared.hash));
         if (replay) return { entry: replay, created: false };
         if (prepared.reversalOf) throw new AppError('entry-already-reversed', 'The entry was reversed by another request');
       }
-      if (isPostgresError(err, 'P0C10')) throw new AppError('period-closed', 'The period of this date is closed or closing');
-      if (isPostgresError(err, 'P0C12')) throw new AppError('header-account', 'A line names a header account; post to one of its detail accounts');
+      if (err instanceof LedgerRuleError && err.rule === 'period-closed') throw new AppError('period-closed', 'The period of this date is closed or closing');
+      if (err instanceof LedgerRuleError && err.rule === 'header-account') {
+        throw new AppError('header-account', 'A line names a header account; post to one of its detail accounts');
+      }
       throw err;
     }
   }

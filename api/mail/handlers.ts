@@ -5,7 +5,7 @@ import type { Logger } from '../../core/logger';
 import { AppError } from '../../core/problems';
 import { outboxMessagesTo } from '../../db/repositories/mail/outbox';
 import { mailsTo, recordProviderEvents, type ProviderEvent } from '../../db/repositories/mail/messages';
-import { identityEmail } from '../../db/repositories/identity/second-factors';
+import { identityEmail } from '../../db/repositories/identity/identities';
 import { callbackOperation, memberOperation, publicOperation, type HandlersOf, type Schemas } from '../http/operation-handler';
 import type { RequestLimits } from '../http/request-limits';
 

@@ -82,6 +82,9 @@ export function organisationHandlers(deps: {
       return { status: 204 };
     }),
 
-    acceptInvitation: publicOperation(async ({ body, ctx }) => invitations.acceptInvitation(body, ctx)),
+    acceptInvitation: publicOperation(async ({ body, ctx }) => {
+      const outcome = await invitations.acceptInvitation(body, ctx);
+      return outcome.kind === 'challenge' ? { status: 202, body: outcome.challenge } : { status: 200, body: outcome.tokens };
+    }),
   };
 }

@@ -1,5 +1,4 @@
 import type { Sequelize } from 'sequelize';
-import { Identity } from '../../db/models';
 import { withTenant } from '../../db/connection';
 import {
   createInvitation as insertInvitation,
@@ -10,7 +9,9 @@ import {
   scrubAcceptance,
 } from '../../db/repositories/organisation/invitations';
 import { tenantIdBySlug } from '../../db/repositories/organisation/workspaces';
+import { findIdentityByEmail } from '../../db/repositories/identity/identities';
 import { newOpaqueToken, sha256 } from '../../core/secrets';
+import { normaliseEmail } from '../../core/email';
 import { AppError } from '../../core/problems';
 import type { PasswordHasher } from '../../core/passwords';
 import type { RoleCode } from '../../core/roles';
@@ -28,9 +29,7 @@ import type { Schemas } from '../http/operation-handler';
 import { recordCallerEvent } from '../audit/caller-events';
 import { grantsOf } from './grants';
 import { assertNewPassword, assertPasswordWithinBytes } from '../identity/password-rules';
-import { normaliseEmail } from '../identity/registration';
-import type { EmailChallengeResponse, SecondFactorService } from '../identity/second-factors';
-import type { SessionService, TokenPair } from '../identity/sessions';
+import type { SignIn, SignInOutcome } from '../identity/sign-in';
 
 const INVITATION_TTL_SECONDS = 7 * 24 * 3600;
 
@@ -46,13 +45,13 @@ export interface InvitationDeps {
   db: Sequelize;
   workflows: WorkflowClient;
   hasher: PasswordHasher;
-  sessions: SessionService;
-  factors: SecondFactorService;
+  signIn: SignIn;
   limits: RequestLimits;
   guard: CredentialGuard;
 }
 
-export type AcceptOutcome = { status: 200; body: TokenPair } | { status: 202; body: EmailChallengeResponse };
+/** A session in the workspace, or the challenge of the existing identity's second factor. */
+export type AcceptOutcome = SignInOutcome;
 
 /** Invitations into a workspace (DESIGN.md "Organisation rules"). */
 export function createInvitations(deps: InvitationDeps) {
@@ -145,7 +144,7 @@ export function createInvitations(deps: InvitationDeps) {
     // failures for the email (the login protection), never against the identity's second-factor attempts.
     const who = { email: invitation.email, ip: ctx.ipAddress };
     await deps.guard.check(who);
-    const identity = await Identity.findOne({ where: { email: invitation.email } });
+    const identity = await findIdentityByEmail(db, invitation.email);
     let passwordHash: string | null = null;
     if (identity) {
       // The current password, never replaced.
@@ -192,11 +191,7 @@ export function createInvitations(deps: InvitationDeps) {
       pending: 'The acceptance is recorded and completes as soon as the workflow service is back; then log in on this host',
       release: () => withTenant(db, tenantId, (tx) => scrubAcceptance(tx, scope, acceptanceId)),
     });
-    // The password alone never opens a session for an identity with a second factor.
-    const challenge = identity ? await deps.factors.factorChallenge(identity, { tenantId, purpose: 'LOGIN' }, ctx) : null;
-    if (challenge) return { status: 202, body: challenge };
-    const tokens = await withTenant(db, tenantId, (tx) => deps.sessions.open(tx, { tenantId, membershipId: result.membershipId, identityId: result.identityId }, ctx));
-    return { status: 200, body: tokens };
+    return deps.signIn.sessionOrChallenge(identity, { tenantId, membershipId: result.membershipId, identityId: result.identityId }, ctx);
   }
 
   return { createInvitation, revokeInvitation, acceptInvitation };

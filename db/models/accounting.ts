@@ -3,13 +3,6 @@ import type { components } from '../../contracts/openapi';
 
 type AccountType = components['schemas']['AccountType'];
 
-/** The chart shared by every tenant; read-only to the application role (it changes only through migrations). */
-export class GlobalAccount extends Model<InferAttributes<GlobalAccount>, InferCreationAttributes<GlobalAccount>> {
-  declare code: string;
-  declare name: string;
-  declare type: AccountType;
-}
-
 /** custom = false: overrides a global account's name and enabled (type null); custom = true: the company's own account. */
 export class CompanyAccount extends Model<InferAttributes<CompanyAccount>, InferCreationAttributes<CompanyAccount>> {
   declare tenantId: string;
@@ -52,14 +45,6 @@ export class CompanyAccountingSettings extends Model<
 }
 
 export function initAccountingModels(sequelize: Sequelize): void {
-  GlobalAccount.init(
-    {
-      code: { type: DataTypes.TEXT, primaryKey: true },
-      name: { type: DataTypes.TEXT, allowNull: false },
-      type: { type: DataTypes.TEXT, allowNull: false },
-    },
-    { sequelize, tableName: 'global_accounts' },
-  );
   CompanyAccount.init(
     {
       tenantId: { type: DataTypes.UUID, primaryKey: true },

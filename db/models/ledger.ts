@@ -10,26 +10,6 @@ export class LedgerState extends Model<InferAttributes<LedgerState>, InferCreati
 }
 
 /** Rows are never updated or deleted; the database rejects both. */
-export class JournalEntry extends Model<InferAttributes<JournalEntry>, InferCreationAttributes<JournalEntry>> {
-  declare tenantId: string;
-  declare id: string;
-  declare legalEntityId: string;
-  declare number: string;
-  declare entryDate: string;
-  declare description: string;
-  declare reference: string | null;
-  declare requestId: string;
-  declare requestHash: string;
-  declare reversalOf: string | null;
-  declare totalDebit: string;
-  declare totalCredit: string;
-  declare lineCount: number;
-  declare postedAt: CreationOptional<Date>;
-  declare postedByMembershipId: string | null;
-  declare correlationId: string;
-}
-
-/** Rows are never updated or deleted; the database rejects both. */
 export class JournalLine extends Model<InferAttributes<JournalLine>, InferCreationAttributes<JournalLine>> {
   declare tenantId: string;
   declare entryId: string;
@@ -81,28 +61,6 @@ export function initLedgerModels(sequelize: Sequelize): void {
       lastClosedDate: DataTypes.DATEONLY,
     },
     { sequelize, tableName: 'ledger_states' },
-  );
-  JournalEntry.init(
-    {
-      tenantId: { type: DataTypes.UUID, primaryKey: true },
-      id: { type: DataTypes.UUID, primaryKey: true },
-      legalEntityId: { type: DataTypes.UUID, allowNull: false },
-      number: { type: DataTypes.BIGINT, allowNull: false },
-      entryDate: { type: DataTypes.DATEONLY, allowNull: false },
-      description: { type: DataTypes.TEXT, allowNull: false },
-      reference: DataTypes.TEXT,
-      requestId: { type: DataTypes.UUID, allowNull: false },
-      requestHash: { type: DataTypes.TEXT, allowNull: false },
-      reversalOf: DataTypes.UUID,
-      totalDebit: { type: DataTypes.DECIMAL(20, 2), allowNull: false },
-      totalCredit: { type: DataTypes.DECIMAL(20, 2), allowNull: false },
-      lineCount: { type: DataTypes.INTEGER, allowNull: false },
-      // Left to the database's clock (clock_timestamp()).
-      postedAt: { type: DataTypes.DATE },
-      postedByMembershipId: DataTypes.UUID,
-      correlationId: { type: DataTypes.UUID, allowNull: false },
-    },
-    { sequelize, tableName: 'journal_entries' },
   );
   JournalLine.init(
     {

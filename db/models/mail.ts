@@ -1,4 +1,19 @@
 import { DataTypes, Model, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Sequelize } from 'sequelize';
+import type { MailPurpose, MailState } from '../../core/mail';
+
+/** One logical mail (table mail_messages) and where it stands; its state only moves forward (mail_state_rank). */
+export class Mail extends Model<InferAttributes<Mail>, InferCreationAttributes<Mail>> {
+  declare id: string;
+  declare mailKey: string;
+  declare purpose: MailPurpose;
+  declare toAddress: string;
+  declare provider: 'sendgrid' | 'outbox';
+  declare providerMessageId: CreationOptional<string | null>;
+  declare state: CreationOptional<MailState>;
+  declare stateAt: CreationOptional<Date>;
+  declare detail: CreationOptional<string | null>;
+  declare createdAt: CreationOptional<Date>;
+}
 
 /** The development mail adapter's outbox; never written when SendGrid is configured. */
 export class MailOutboxMessage extends Model<InferAttributes<MailOutboxMessage>, InferCreationAttributes<MailOutboxMessage>> {
@@ -11,6 +26,21 @@ export class MailOutboxMessage extends Model<InferAttributes<MailOutboxMessage>,
 }
 
 export function initMailModels(sequelize: Sequelize): void {
+  Mail.init(
+    {
+      id: { type: DataTypes.UUID, primaryKey: true },
+      mailKey: { type: DataTypes.TEXT, allowNull: false },
+      purpose: { type: DataTypes.TEXT, allowNull: false },
+      toAddress: { type: DataTypes.TEXT, allowNull: false },
+      provider: { type: DataTypes.TEXT, allowNull: false },
+      providerMessageId: DataTypes.TEXT,
+      state: { type: DataTypes.TEXT },
+      stateAt: { type: DataTypes.DATE },
+      detail: DataTypes.TEXT,
+      createdAt: { type: DataTypes.DATE },
+    },
+    { sequelize, tableName: 'mail_messages' },
+  );
   MailOutboxMessage.init(
     {
       id: { type: DataTypes.BIGINT, primaryKey: true, autoIncrement: true },

@@ -12,7 +12,7 @@ import { createLogger } from '../../core/logger';
 import { createOutboxMailer } from '../../adapters/mail';
 import { storeOutboxMessage } from '../../db/repositories/mail/outbox';
 import { createSequelize } from '../../db/connection';
-import { initModels } from '../../db/models';
+import { openDatabase } from '../../db/open';
 import { createWorker } from '../../worker/create-worker';
 import { startRelay, type StartRelay } from '../../worker/start-relay';
 
@@ -92,8 +92,7 @@ export async function startTestStack(
     ...overrides,
   });
   const logger = createLogger(config.logLevel, {}, options.log);
-  const db = createSequelize(config.database.url, { poolMax: 20 });
-  initModels(db);
+  const db = openDatabase(config.database.url, { poolMax: 20 });
   const owner = createSequelize(config.database.ownerUrl, { poolMax: 1 });
   const admin = createSequelize(adminUrlOf(config), { poolMax: 2 });
   const doc = loadOpenApiDocument();

@@ -1,12 +1,8 @@
 import { proxyActivities } from '@temporalio/workflow';
+import { activityProfiles } from '../../contracts/activity-profiles';
 import { PRUNE_KINDS, type HousekeepingActivities, type HousekeepingInput, type HousekeepingResult, type PruneKind } from '../../contracts/housekeeping';
 
-const { pruneExpired } = proxyActivities<HousekeepingActivities>({
-  startToCloseTimeout: '10 minutes',
-  // Each batch heartbeats: a worker that died mid-kind is noticed in a minute, and the retry goes on.
-  heartbeatTimeout: '1 minute',
-  retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5 },
-});
+const { pruneExpired } = proxyActivities<HousekeepingActivities>(activityProfiles.pruneBatches);
 
 /**
  * Deletes what has served its purpose, one kind after the other (each an activity, visible in the

@@ -1,4 +1,5 @@
 import { allHandlersFinished, condition, proxyActivities, setHandler, ApplicationFailure } from '@temporalio/workflow';
+import { activityProfiles } from '../../contracts/activity-profiles';
 import { FailureType } from '../../contracts/failures';
 import {
   challengeStateQuery,
@@ -8,10 +9,7 @@ import {
   type EmailChallengeOutcome,
 } from '../../contracts/identity';
 
-const { mailEmailChallengeCode, forgetEmailChallengeCode } = proxyActivities<EmailChallengeActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 10 },
-});
+const { mailEmailChallengeCode, forgetEmailChallengeCode } = proxyActivities<EmailChallengeActivities>(activityProfiles.emailChallengeStep);
 
 /**
  * One emailed second-factor code (workflow email-challenge-<challengeId>), started by login, stepUpSession,

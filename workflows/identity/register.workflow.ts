@@ -1,11 +1,9 @@
 import { proxyActivities, upsertSearchAttributes } from '@temporalio/workflow';
+import { activityProfiles } from '../../contracts/activity-profiles';
 import type { RegisterActivities, RegisterInput, RegisterResult } from '../../contracts/identity';
 import { TENANT_ID } from '../../contracts/search-attributes';
 
-const { createRegisteredWorkspace } = proxyActivities<RegisterActivities>({
-  startToCloseTimeout: '15 seconds',
-  retry: { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumInterval: '5 seconds', maximumAttempts: 8 },
-});
+const { createRegisteredWorkspace } = proxyActivities<RegisterActivities>(activityProfiles.awaitedTransaction);
 
 /**
  * Started by register (workflow register-<magicLinkId>): turns a magic link into a workspace. Input and

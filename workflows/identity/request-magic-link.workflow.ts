@@ -1,10 +1,8 @@
 import { proxyActivities } from '@temporalio/workflow';
+import { activityProfiles } from '../../contracts/activity-profiles';
 import type { RequestMagicLinkActivities, RequestMagicLinkInput, RequestMagicLinkResult } from '../../contracts/identity';
 
-const { mailMagicLink } = proxyActivities<RequestMagicLinkActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 10 },
-});
+const { mailMagicLink } = proxyActivities<RequestMagicLinkActivities>(activityProfiles.mailDelivery);
 
 /**
  * Started by requestMagicLink (workflow magic-link-<magicLinkId>): issues a magic link and mails it. The

@@ -1,10 +1,8 @@
 import { proxyActivities } from '@temporalio/workflow';
+import { activityProfiles } from '../../contracts/activity-profiles';
 import type { RequestPasswordResetActivities, RequestPasswordResetInput, RequestPasswordResetResult } from '../../contracts/identity';
 
-const { mailPasswordResetLink } = proxyActivities<RequestPasswordResetActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 10 },
-});
+const { mailPasswordResetLink } = proxyActivities<RequestPasswordResetActivities>(activityProfiles.mailDelivery);
 
 /**
  * Started by requestPasswordReset (workflow password-reset-<magicLinkId>): issues a password reset link and

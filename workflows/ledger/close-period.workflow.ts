@@ -1,14 +1,9 @@
 import { ActivityFailure, ApplicationFailure, proxyActivities } from '@temporalio/workflow';
+import { activityProfiles } from '../../contracts/activity-profiles';
 import type { ClosePeriodActivities, ClosePeriodInput, ClosePeriodResult } from '../../contracts/ledger';
 
-const retry = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' } as const;
-const steps = proxyActivities<ClosePeriodActivities>({ startToCloseTimeout: '1 minute', retry });
-const { computeClosingBalances } = proxyActivities<ClosePeriodActivities>({
-  // One statement over the period's lines: minutes for millions of lines; heartbeats show it is alive.
-  startToCloseTimeout: '30 minutes',
-  heartbeatTimeout: '10 seconds',
-  retry,
-});
+const steps = proxyActivities<ClosePeriodActivities>(activityProfiles.databaseStep);
+const { computeClosingBalances } = proxyActivities<ClosePeriodActivities>(activityProfiles.closingBalances);
 
 /**
  * Closes the period through closeDate: holds back postings dated at or before it, stores the closing

@@ -1,18 +1,9 @@
 import { ActivityFailure, ApplicationFailure, proxyActivities } from '@temporalio/workflow';
-import type { SendNotificationActivities, SendNotificationInput, SendNotificationResult } from '../../contracts/notifications';
+import { activityProfiles } from '../../contracts/activity-profiles';
+import { FANOUT_PARALLELISM, type SendNotificationActivities, type SendNotificationInput, type SendNotificationResult } from '../../contracts/notifications';
 
-const steps = proxyActivities<SendNotificationActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
-});
-// One device: an outage is retried with backoff for a few minutes, then the delivery settles FAILED.
-const { deliverPush } = proxyActivities<SendNotificationActivities>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 6 },
-});
-
-/** How many devices are sent to at once: enough to be quick, bounded so one message cannot flood the worker. */
-export const FANOUT_PARALLELISM = 20;
+const steps = proxyActivities<SendNotificationActivities>(activityProfiles.pushMessageStep);
+const { deliverPush } = proxyActivities<SendNotificationActivities>(activityProfiles.pushDelivery);
 
 function reasonOf(err: unknown): string {
   const cause = err instanceof ActivityFailure ? err.cause : err;

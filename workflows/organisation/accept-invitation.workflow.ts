@@ -1,10 +1,8 @@
 import { proxyActivities } from '@temporalio/workflow';
+import { activityProfiles } from '../../contracts/activity-profiles';
 import type { AcceptInvitationActivities, AcceptInvitationInput, AcceptInvitationResult } from '../../contracts/organisation';
 
-const { acceptInvitation } = proxyActivities<AcceptInvitationActivities>({
-  startToCloseTimeout: '15 seconds',
-  retry: { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumInterval: '5 seconds', maximumAttempts: 8 },
-});
+const { acceptInvitation } = proxyActivities<AcceptInvitationActivities>(activityProfiles.awaitedTransaction);
 
 /**
  * Started by acceptInvitation (workflow accept-invitation-<invitationId>, TenantId search attribute).

@@ -1,10 +1,8 @@
 import { proxyActivities } from '@temporalio/workflow';
+import { activityProfiles } from '../../contracts/activity-profiles';
 import type { MailInvitationActivities, MailInvitationInput, MailInvitationResult } from '../../contracts/organisation';
 
-const { mailInvitation } = proxyActivities<MailInvitationActivities>({
-  startToCloseTimeout: '15 seconds',
-  retry: { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumInterval: '5 seconds', maximumAttempts: 8 },
-});
+const { mailInvitation } = proxyActivities<MailInvitationActivities>(activityProfiles.invitationMail);
 
 /**
  * Mails an invitation (workflow mail-invitation-<invitationId>): the token exists only in the mail. Started

@@ -1,23 +1,13 @@
 import { ActivityFailure, ApplicationFailure, proxyActivities } from '@temporalio/workflow';
+import { activityProfiles } from '../../contracts/activity-profiles';
 import type { FetchedRates, RefreshRatesActivities, RefreshRatesResult, SourceOutcome } from '../../contracts/rates';
 
 // Each source has its own retry profile: the central bank is the rate of record and gets more patience;
 // the commercial bank's quotes are a convenience and give up sooner. A malformed document or a 4xx is
 // non-retryable (the activity says so), so only outages are retried.
-const { fetchCentralBankRates } = proxyActivities<RefreshRatesActivities>({
-  startToCloseTimeout: '30 seconds',
-  scheduleToCloseTimeout: '3 minutes',
-  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 5 },
-});
-const { fetchCommercialBankRates } = proxyActivities<RefreshRatesActivities>({
-  startToCloseTimeout: '20 seconds',
-  scheduleToCloseTimeout: '1 minute',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 3 },
-});
-const { storeRates } = proxyActivities<RefreshRatesActivities>({
-  startToCloseTimeout: '1 minute',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
-});
+const { fetchCentralBankRates } = proxyActivities<RefreshRatesActivities>(activityProfiles.centralBankSource);
+const { fetchCommercialBankRates } = proxyActivities<RefreshRatesActivities>(activityProfiles.commercialBankSource);
+const { storeRates } = proxyActivities<RefreshRatesActivities>(activityProfiles.databaseStep);
 
 /** The reason a source's activity gave up, as its last attempt reported it. */
 function reasonOf(err: unknown): string {

@@ -1,12 +1,15 @@
-import { selectRows, type Db, type Statement } from '../../connection';
+import { fn, literal } from 'sequelize';
+import { CompanyAccount } from '../../models';
+import { selectRows, transactionOf, type Db, type Statement } from '../../connection';
 import type { components } from '../../../contracts/openapi';
 import type { CompanyScope } from '../organisation/companies';
 
 export type { CompanyScope };
 type AccountType = components['schemas']['AccountType'];
 
-// Raw SQL throughout: the company's chart is the global chart merged with the company's rows, a query over
-// two tables that the models cannot express, and its inserts are conditional on the global chart.
+// The company's chart is the global chart merged with the company's rows: its reads are raw SQL (a query over
+// two tables that the models cannot express), and so are its inserts (conditional on the global chart, and
+// ON CONFLICT DO NOTHING so that one of concurrent creates wins). A saved override is one row: the model.
 
 export interface CompanyAccountRow {
   code: string;
@@ -125,23 +128,24 @@ export async function saveAccountConfiguration(
   scope: CompanyScope,
   change: { code: string; name: string; enabled: boolean; expectedVersion: number },
 ): Promise<number | null> {
-  const replacements = { ...scope, ...change };
-  const rows =
-    change.expectedVersion === 0
-      ? await selectRows<{ version: string }>(
-          tx,
-          `INSERT INTO company_accounts (tenant_id, legal_entity_id, code, custom, name, type, enabled, version)
-           SELECT :tenantId, :legalEntityId, code, false, :name, NULL, :enabled, 1 FROM global_accounts WHERE code = :code
-           ON CONFLICT DO NOTHING
-           RETURNING version`,
-          replacements,
-        )
-      : await selectRows<{ version: string }>(
-          tx,
-          `UPDATE company_accounts SET name = :name, enabled = :enabled, version = version + 1, updated_at = now()
-            WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId AND code = :code AND version = :expectedVersion
-           RETURNING version`,
-          replacements,
-        );
+  if (change.expectedVersion === 0) {
+    const [row] = await selectRows<{ version: string }>(
+      tx,
+      `INSERT INTO company_accounts (tenant_id, legal_entity_id, code, custom, name, type, enabled, version)
+       SELECT :tenantId, :legalEntityId, code, false, :name, NULL, :enabled, 1 FROM global_accounts WHERE code = :code
+       ON CONFLICT DO NOTHING
+       RETURNING version`,
+      { ...scope, ...change },
+    );
+    return row ? Number(row.version) : null;
+  }
+  const [, rows] = await CompanyAccount.update(
+    { name: change.name, enabled: change.enabled, version: literal('version + 1') as unknown as string, updatedAt: fn('now') as unknown as Date },
+    {
+      where: { tenantId: scope.tenantId, legalEntityId: scope.legalEntityId, code: change.code, version: String(change.expectedVersion) },
+      returning: true,
+      transaction: transactionOf(tx),
+    },
+  );
   return rows[0] ? Number(rows[0].version) : null;
 }

@@ -18,7 +18,8 @@ export interface AuditRecord {
 /** The insert of an audit event, to send in the caller's transaction (see recordAuditEvent), and its id. */
 export function auditEventStatement(scope: { tenantId: string }, record: AuditRecord): { id: string; statement: Statement } {
   const id = randomUUID();
-  // Raw SQL: the display name is read from the membership inside the same statement.
+  // Raw SQL: the display name is read from the membership inside the same statement, which travels in the
+  // caller's batch (selectBatch).
   const sql = `INSERT INTO audit_events (tenant_id, id, action, category, actor_membership_id, actor_display_name, system_actor,
                                correlation_id, subject_type, subject_id, ip_address, details)
      VALUES (:tenantId, :id, :action, :category, :actorMembershipId,

@@ -1,7 +1,9 @@
 import { selectRows, type Db } from '../../connection';
 
+// The audit trail's reads. Serves listAuditEvents, listAuditActors and getAuditStatistics.
 // Raw SQL: the trail's filters do their zone arithmetic in PostgreSQL (calendar days in an IANA zone),
-// and the actors and statistics are DISTINCT ON and FILTER aggregates.
+// the actors and statistics are DISTINCT ON and FILTER aggregates, and the day and the zones are the
+// database's clock and catalogue (no table of ours).
 
 export interface AuditEventRow {
   id: string;

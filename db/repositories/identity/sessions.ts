@@ -4,7 +4,10 @@ import { RefreshToken, Session } from '../../models';
 import { selectRows, transactionOf, type Db } from '../../connection';
 
 // A session is one refresh-token family. Each refresh token is used once: consuming it is one atomic
-// UPDATE ... WHERE consumed_at IS NULL, so of N concurrent refreshes exactly one wins.
+// UPDATE ... WHERE consumed_at IS NULL, so of N concurrent refreshes exactly one wins. Serves login,
+// register, acceptInvitation (a new session), refreshSession, logout, listMySessions, revokeMySession,
+// stepUpSession (the session's second-factor time), and changePassword and resetPassword (every session
+// of the identity ends).
 
 export interface SessionMeta {
   ipAddress: string | null;
@@ -162,4 +165,13 @@ export async function secondFactorVerifiedAt(tx: Db, scope: { tenantId: string }
     transaction: transactionOf(tx),
   });
   return session?.secondFactorVerifiedAt ?? null;
+}
+
+/** Ends every live session of the identity in every workspace except `keepSessionId` (security definer: spans tenants). */
+export async function revokeIdentitySessions(db: Db, identityId: string, input: { keepSessionId: string | null; reason: string }) {
+  return selectRows<{ tenant_id: string; session_id: string; membership_id: string }>(
+    db,
+    `SELECT * FROM app_revoke_identity_sessions(:identityId, :keep, :reason)`,
+    { identityId, keep: input.keepSessionId, reason: input.reason },
+  );
 }

@@ -1,12 +1,16 @@
-import { selectRows, type Db, type Statement } from '../../connection';
+import { Op } from 'sequelize';
+import { JournalLine } from '../../models';
+import { selectRows, transactionOf, type Db, type Statement } from '../../connection';
 import type { CompanyScope } from '../organisation/companies';
 
 // Journal entries and lines. Serves postJournalEntry (postJournalEntryStatement), reverseJournalEntry,
 // listJournalEntries, getJournalEntry, and the account look-ups of getTrialBalance and closePeriod.
 // Entries are append-only: there is no update or delete here, and the
 // database rejects both. Rows come back as plain objects with amounts as NUMERIC strings.
-// Raw SQL throughout: the posting is one statement under the company's ledger row (counter, entry and
-// lines), and the reads join an entry with its reversal; both are the ledger's hot paths.
+// Raw SQL for the posting (one statement under the company's ledger row: counter, entry and lines), its
+// checks (one statement over the company, the journal and the chart), the entries (read joined with their
+// reversals) and the accounts (the global chart merged with the company's rows); an entry's lines are one
+// table, read through the model.
 
 export type LedgerScope = CompanyScope;
 
@@ -123,12 +127,21 @@ export async function findEntry(tx: Db, scope: LedgerScope, by: { id: string } |
 
 export async function linesOf(tx: Db, scope: LedgerScope, entryIds: string[]): Promise<LineRow[]> {
   if (entryIds.length === 0) return [];
-  return selectRows<LineRow>(
-    tx,
-    `SELECT entry_id, line_no, account_code, subaccount_id, debit, credit, memo FROM journal_lines
-      WHERE tenant_id = :tenantId AND entry_id = ANY(ARRAY[:entryIds]::uuid[]) ORDER BY entry_id, line_no`,
-    { ...scope, entryIds },
-  );
+  const lines = await JournalLine.findAll({
+    attributes: ['entryId', 'lineNo', 'accountCode', 'subaccountId', 'debit', 'credit', 'memo'],
+    where: { tenantId: scope.tenantId, entryId: { [Op.in]: entryIds } },
+    order: [['entryId', 'ASC'], ['lineNo', 'ASC']],
+    transaction: transactionOf(tx),
+  });
+  return lines.map((l) => ({
+    entry_id: l.entryId,
+    line_no: l.lineNo,
+    account_code: l.accountCode,
+    subaccount_id: l.subaccountId,
+    debit: l.debit,
+    credit: l.credit,
+    memo: l.memo,
+  }));
 }
 
 export interface EntryFilter {

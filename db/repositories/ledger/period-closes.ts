@@ -42,7 +42,7 @@ function toRow(c: PeriodClose): PeriodCloseRow {
 
 const ofCompany = (scope: LedgerScope) => ({ tenantId: scope.tenantId, legalEntityId: scope.legalEntityId });
 
-/** The company's ledger row, created when missing, held until commit. */
+/** The company's ledger row, created when missing, held until commit. Raw SQL: a row lock (FOR UPDATE). */
 export async function lockLedgerState(tx: Db, scope: LedgerScope): Promise<{ lastClosedDate: string | null; lockedThrough: string | null }> {
   await execute(tx, `INSERT INTO ledger_states (tenant_id, legal_entity_id) VALUES (:tenantId, :legalEntityId) ON CONFLICT DO NOTHING`, { ...scope });
   const [row] = await selectRows<{ last_closed_date: string | null; locked_through: string | null }>(
@@ -118,6 +118,7 @@ export async function lastCompletedClose(
 /**
  * Cumulative totals per account and subaccount through `through`: the snapshot of `base` (a completed close)
  * plus the lines dated after it. Its cost grows with one period, not with the whole history.
+ * Raw SQL: an aggregate over two tables.
  */
 export async function balancesThrough(
   tx: Db,
@@ -149,7 +150,7 @@ export function snapshotLockKey(legalEntityId: string, closeDate: string): strin
 /**
  * Stores the close's snapshot once: the previous completed close's totals plus the period's lines, summed
  * per account and subaccount in one statement. A second call finds the rows and stores nothing.
- * Answers the snapshot's totals and the period's entry count.
+ * Answers the snapshot's totals and the period's entry count. Raw SQL: an advisory lock and aggregates.
  */
 export async function storeSnapshot(
   tx: Db,

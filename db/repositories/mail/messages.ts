@@ -1,10 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { execute, selectRows, withTenant, type Db } from '../../connection';
-import type { Sequelize } from 'sequelize';
+import { Op, type Sequelize } from 'sequelize';
+import { Mail } from '../../models';
+import { execute, selectRows, transactionOf, withTenant, type Db } from '../../connection';
 import type { MailPurpose, MailState } from '../../../core/mail';
 
 // Every mail the service sends and where it stands (DESIGN.md §7): one row per logical mail, moved by the
 // send itself and then by the provider's events, never backwards (mail_state_rank in the migration).
+// Serves every workflow that mails (activities/mail/send-mail.ts), receiveEmailEvents and getMyEmailStatus.
+// The writes are raw SQL: each is ON CONFLICT or a state move ranked by the database's mail_state_rank
+// (a conditional write that decides between the send and the provider's events); the reads are the model's.
 
 export interface MailRef {
   /** The logical mail, e.g. `registration:<magicLinkId>`: a retried send reuses the row. */
@@ -16,7 +20,10 @@ export interface MailRef {
   audit?: { tenantId: string; eventId: string } | null;
 }
 
-/** The row of a logical mail, created on its first send (state SENDING), and its link to an audit event. */
+/**
+ * The row of a logical mail, created on its first send (state SENDING), and its link to an audit event.
+ * Raw SQL: ON CONFLICT, so that a retried send reuses the row (and its link) instead of failing.
+ */
 export async function openMail(db: Sequelize, ref: MailRef): Promise<string> {
   const [row] = await selectRows<{ id: string }>(
     db,
@@ -156,17 +163,19 @@ export async function mailsTo(
   db: Db,
   address: string,
 ): Promise<{ latest: { state: MailState; purpose: MailPurpose; stateAt: Date } | null; settled: MailState | null }> {
-  const [latest] = await selectRows<{ state: MailState; purpose: MailPurpose; state_at: Date }>(
-    db,
-    `SELECT state, purpose, state_at FROM mail_messages WHERE to_address = :address ORDER BY created_at DESC, id LIMIT 1`,
-    { address: address.toLowerCase() },
-  );
-  const [settled] = await selectRows<{ state: MailState }>(
-    db,
-    `SELECT state FROM mail_messages
-      WHERE to_address = :address AND state IN ('DELIVERED', 'BOUNCED', 'DROPPED', 'SPAM_REPORTED')
-      ORDER BY state_at DESC LIMIT 1`,
-    { address: address.toLowerCase() },
-  );
-  return { latest: latest ? { state: latest.state, purpose: latest.purpose, stateAt: latest.state_at } : null, settled: settled?.state ?? null };
+  const toAddress = address.toLowerCase();
+  const transaction = transactionOf(db);
+  const latest = await Mail.findOne({
+    attributes: ['state', 'purpose', 'stateAt'],
+    where: { toAddress },
+    order: [['createdAt', 'DESC'], ['id', 'ASC']],
+    transaction,
+  });
+  const settled = await Mail.findOne({
+    attributes: ['state'],
+    where: { toAddress, state: { [Op.in]: ['DELIVERED', 'BOUNCED', 'DROPPED', 'SPAM_REPORTED'] } },
+    order: [['stateAt', 'DESC']],
+    transaction,
+  });
+  return { latest: latest ? { state: latest.state, purpose: latest.purpose, stateAt: latest.stateAt } : null, settled: settled?.state ?? null };
 }

@@ -1,10 +1,15 @@
+import { fn } from 'sequelize';
 import type { DeliveryState, MessageState } from '../../../core/push';
+import { Membership, PushDelivery, PushDevice, PushMessage } from '../../models';
 import { execute, selectRows, type Tx } from '../../connection';
 
 // Devices, messages and their per-device deliveries. Serves registerDevice, removeDevice, sendNotification
 // and getNotificationStatus, and sendNotificationWorkflow's activities (the push fan-out). Every function runs in the tenant's transaction
 // (row-level security); only claiming a device token crosses workspaces, through the definer's function.
+// Single-table reads and state changes go through the models; raw SQL, each time with its reason, for the
+// rest.
 
+/** Raw SQL: the security-definer function app_claim_push_device (a token may move from another workspace). */
 export async function claimDevice(tx: Tx, d: { tenantId: string; membershipId: string; token: string; tokenHash: Buffer; platform: string }): Promise<string> {
   const [row] = await selectRows<{ id: string }>(
     tx,
@@ -16,25 +21,18 @@ export async function claimDevice(tx: Tx, d: { tenantId: string; membershipId: s
 
 /** Removes one of the membership's devices; false when it has no such device. */
 export async function removeDevice(tx: Tx, membershipId: string, deviceId: string): Promise<boolean> {
-  const rows = await selectRows<{ id: string }>(tx, 'DELETE FROM push_devices WHERE id = :deviceId AND membership_id = :membershipId RETURNING id', {
-    deviceId,
-    membershipId,
-  });
-  return rows.length > 0;
+  const removed = await PushDevice.destroy({ where: { id: deviceId, membershipId }, transaction: tx });
+  return removed > 0;
 }
 
 export async function devicesOfMembership(tx: Tx, membershipId: string): Promise<string[]> {
-  const rows = await selectRows<{ id: string }>(tx, 'SELECT id FROM push_devices WHERE membership_id = :membershipId ORDER BY id', { membershipId });
+  const rows = await PushDevice.findAll({ attributes: ['id'], where: { membershipId }, order: [['id', 'ASC']], transaction: tx });
   return rows.map((r) => r.id);
 }
 
 /** The recipient's membership state: null when it is not (or no longer) a member of this workspace. */
 export async function membershipState(tx: Tx, membershipId: string): Promise<'ACTIVE' | 'SUSPENDED' | null> {
-  const [row] = await selectRows<{ status: 'ACTIVE' | 'SUSPENDED' }>(
-    tx,
-    'SELECT status FROM memberships WHERE id = :membershipId AND ended_at IS NULL',
-    { membershipId },
-  );
+  const row = await Membership.findOne({ attributes: ['status'], where: { id: membershipId, endedAt: null }, transaction: tx });
   return row?.status ?? null;
 }
 
@@ -45,17 +43,15 @@ export interface StoredMessage {
 }
 
 export async function messageByRequest(tx: Tx, requestId: string): Promise<StoredMessage | null> {
-  const [row] = await selectRows<StoredMessage>(
-    tx,
-    'SELECT id, fingerprint, device_count AS "deviceCount" FROM push_messages WHERE request_id = :requestId',
-    { requestId },
-  );
-  return row ?? null;
+  const row = await PushMessage.findOne({ attributes: ['id', 'fingerprint', 'deviceCount'], where: { requestId }, transaction: tx });
+  return row ? { id: row.id, fingerprint: row.fingerprint, deviceCount: row.deviceCount } : null;
 }
 
 /**
  * Records a message and one PENDING delivery per device, unless its requestId is already taken: then
  * nothing is written and null is answered (a concurrent twin waits here for the first one's commit).
+ * Raw SQL: ON CONFLICT DO NOTHING decides between concurrent twins without aborting the loser's
+ * transaction, and the deliveries are one statement however many devices there are.
  */
 export async function insertMessage(
   tx: Tx,
@@ -97,6 +93,7 @@ export interface MessageStatusRow {
   counts: Partial<Record<DeliveryState, number>>;
 }
 
+/** Raw SQL: the message with its deliveries counted per state (an aggregate). */
 export async function messageStatus(tx: Tx, id: string): Promise<MessageStatusRow | null> {
   const [row] = await selectRows<{ id: string; status: MessageState; counts: Record<string, number> | null }>(
     tx,
@@ -111,7 +108,7 @@ export async function messageStatus(tx: Tx, id: string): Promise<MessageStatusRo
 
 /** QUEUED → SENDING, once the fan-out starts. */
 export async function markSending(tx: Tx, id: string): Promise<void> {
-  await execute(tx, "UPDATE push_messages SET status = 'SENDING' WHERE id = :id AND status = 'QUEUED'", { id });
+  await PushMessage.update({ status: 'SENDING' }, { where: { id, status: 'QUEUED' }, transaction: tx });
 }
 
 export interface DeliveryTarget {
@@ -123,7 +120,7 @@ export interface DeliveryTarget {
   token: string | null;
 }
 
-/** One delivery with what sending it needs. */
+/** One delivery with what sending it needs. Raw SQL: the delivery joined with its message and device. */
 export async function deliveryTarget(tx: Tx, messageId: string, deviceId: string): Promise<DeliveryTarget | null> {
   const [row] = await selectRows<DeliveryTarget>(
     tx,
@@ -141,20 +138,23 @@ export async function settleDelivery(
   tx: Tx,
   d: { messageId: string; deviceId: string; state: Exclude<DeliveryState, 'PENDING'>; providerMessageId?: string | null; error?: string | null },
 ): Promise<boolean> {
-  const rows = await selectRows<{ device_id: string }>(
-    tx,
-    `UPDATE push_deliveries SET state = :state, provider_message_id = :providerMessageId, error = :error, updated_at = now()
-      WHERE message_id = :messageId AND device_id = :deviceId AND state = 'PENDING' RETURNING device_id`,
-    { providerMessageId: null, error: null, ...d, ...(d.error ? { error: d.error.slice(0, 500) } : {}) },
+  const [settled] = await PushDelivery.update(
+    {
+      state: d.state,
+      providerMessageId: d.providerMessageId ?? null,
+      error: d.error ? d.error.slice(0, 500) : (d.error ?? null),
+      updatedAt: fn('now') as unknown as Date,
+    },
+    { where: { messageId: d.messageId, deviceId: d.deviceId, state: 'PENDING' }, transaction: tx },
   );
-  return rows.length > 0;
+  return settled > 0;
 }
 
 export async function deleteDevice(tx: Tx, deviceId: string): Promise<void> {
-  await execute(tx, 'DELETE FROM push_devices WHERE id = :deviceId', { deviceId });
+  await PushDevice.destroy({ where: { id: deviceId }, transaction: tx });
 }
 
 /** Settles the message from its deliveries' states. */
 export async function completeMessage(tx: Tx, id: string, status: MessageState): Promise<void> {
-  await execute(tx, "UPDATE push_messages SET status = :status, completed_at = now() WHERE id = :id AND status IN ('QUEUED', 'SENDING')", { id, status });
+  await PushMessage.update({ status, completedAt: fn('now') as unknown as Date }, { where: { id, status: ['QUEUED', 'SENDING'] }, transaction: tx });
 }

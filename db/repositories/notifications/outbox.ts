@@ -1,10 +1,14 @@
 import { deviceTokenHash, type PushNotification } from '../../../core/push';
-import { selectRows, type Db } from '../../connection';
+import { PushOutboxMessage } from '../../models';
+import { selectRows, transactionOf, type Db } from '../../connection';
 
 // The development push adapter's outbox: what it "sent", read back by GET /dev/push (listDevelopmentPush). One row per delivery
 // key (message and device) at most, so a delivery retried after a crash is recorded once.
 
-/** Records one delivery; a repeated delivery key keeps the first record. Answers the record's reference. */
+/**
+ * Records one delivery; a repeated delivery key keeps the first record. Answers the record's reference.
+ * Raw SQL: ON CONFLICT … DO UPDATE answers the first record's id to a retried delivery in one statement.
+ */
 export async function storePushOutbox(db: Db, n: PushNotification): Promise<string> {
   const [row] = await selectRows<{ id: string }>(
     db,
@@ -26,17 +30,18 @@ export interface DevPush {
 }
 
 /** The newest deliveries to one device token first. */
-export function pushOutboxFor(db: Db, token: string, limit: number): Promise<DevPush[]> {
-  return selectRows<DevPush>(
-    db,
-    `SELECT title, body, click_path AS "clickPath", message_id AS "messageId", sent_at AS "sentAt"
-       FROM push_outbox WHERE token_hash = :tokenHash ORDER BY id DESC LIMIT :limit`,
-    { tokenHash: deviceTokenHash(token), limit },
-  );
+export async function pushOutboxFor(db: Db, token: string, limit: number): Promise<DevPush[]> {
+  const rows = await PushOutboxMessage.findAll({
+    attributes: ['title', 'body', 'clickPath', 'messageId', 'sentAt'],
+    where: { tokenHash: deviceTokenHash(token) },
+    order: [['id', 'DESC']],
+    limit,
+    transaction: transactionOf(db),
+  });
+  return rows.map((r) => ({ title: r.title, body: r.body, clickPath: r.clickPath, messageId: r.messageId, sentAt: r.sentAt }));
 }
 
-/** How many times one delivery was recorded (0 or 1: the test of "each device exactly one message"). */
-export async function pushOutboxCount(db: Db, messageId: string): Promise<number> {
-  const rows = await selectRows<{ n: string }>(db, 'SELECT count(*) AS n FROM push_outbox WHERE message_id = :messageId', { messageId });
-  return Number(rows[0]?.n ?? 0);
+/** How many times the deliveries of one message were recorded (one per device: the test of "each device exactly one message"). */
+export function pushOutboxCount(db: Db, messageId: string): Promise<number> {
+  return PushOutboxMessage.count({ where: { messageId }, transaction: transactionOf(db) });
 }

@@ -1,11 +1,11 @@
-import { Op } from 'sequelize';
+import { Op, col, fn } from 'sequelize';
 import { ExchangeRate, RateSourceState } from '../../models';
-import { execute, selectRows, transactionOf, type Db, type Tx } from '../../connection';
+import { selectRows, transactionOf, type Db, type Tx } from '../../connection';
 import { canonical, type RateSourceCode, type SourcedRate } from '../../../core/rates';
 
 // Rates and each source's refresh state. Serves listRates and refreshRatesWorkflow's activities (run by the
-// `rates-refresh` Schedule, which refreshRates asks for a run). Reads go straight through the models; the refresh writes one
-// transaction per run (its sources' rates and states together).
+// `rates-refresh` Schedule, which refreshRates asks for a run). Reads and the sources' states go through the
+// models; the refresh writes one transaction per run (its sources' rates and states together).
 
 export interface StoredRate {
   currency: string;
@@ -57,12 +57,16 @@ export async function publicationOn(db: Db, source: RateSourceCode, date: string
 
 /** Each attempt to read a source moves its last attempt, committed at once (whatever the attempt's fate). */
 export async function recordAttempt(db: Db, source: RateSourceCode): Promise<void> {
-  await execute(db, 'UPDATE rate_sources SET last_attempt_at = greatest(last_attempt_at, now()) WHERE code = :source', { source });
+  await RateSourceState.update(
+    { lastAttemptAt: fn('greatest', col('last_attempt_at'), fn('now')) as unknown as Date },
+    { where: { code: source }, transaction: transactionOf(db) },
+  );
 }
 
 /**
  * Stores what a source published: new rows are added; a row whose values changed is corrected (its
  * fetchedAt moves); an unchanged row keeps the time it was first stored. The source's last success moves.
+ * Raw SQL for the rates: one batched upsert (ON CONFLICT … WHERE the values differ) for the whole publication.
  */
 export async function storePublication(tx: Tx, source: RateSourceCode, rates: SourcedRate[], fetchedAt: Date): Promise<number> {
   const rows = rates.map((r) => ({
@@ -90,14 +94,14 @@ export async function storePublication(tx: Tx, source: RateSourceCode, rates: So
      SELECT count(*) AS n FROM written`,
     { source, rows: JSON.stringify(rows), fetchedAt },
   );
-  await execute(tx, 'UPDATE rate_sources SET last_success_at = greatest(last_success_at, :fetchedAt), last_error = NULL WHERE code = :source', {
-    source,
-    fetchedAt,
-  });
+  await RateSourceState.update(
+    { lastSuccessAt: fn('greatest', col('last_success_at'), fetchedAt) as unknown as Date, lastError: null },
+    { where: { code: source }, transaction: tx },
+  );
   return Number(stored[0]?.n ?? 0);
 }
 
 /** A refresh that got nothing from the source: its reason is kept, its rates and last success stay. */
 export async function storeFailure(tx: Tx, source: RateSourceCode, reason: string): Promise<void> {
-  await execute(tx, 'UPDATE rate_sources SET last_error = :reason WHERE code = :source', { source, reason: reason.slice(0, 1000) });
+  await RateSourceState.update({ lastError: reason.slice(0, 1000) }, { where: { code: source }, transaction: tx });
 }

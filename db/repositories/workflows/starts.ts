@@ -1,19 +1,26 @@
 import { randomUUID } from 'node:crypto';
 import type { Sequelize } from 'sequelize';
-import { execute, selectRows, type Db } from '../../connection';
+import { WorkflowStart as WorkflowStartRow } from '../../models';
+import { execute, selectRows, transactionOf, type Db } from '../../connection';
 import type { IdReusePolicy, PendingStart, StartOutcome, WorkflowStart } from '../../../contracts/workflow-starts';
 
-// The outbox of workflow starts (table workflow_starts). Raw SQL: claiming due rows needs
-// FOR UPDATE SKIP LOCKED, so two relays (or a relay and a request) never start the same row at once.
+// The outbox of workflow starts (table workflow_starts). Serves every operation that starts a workflow
+// (api/workflow-client.ts) and the start relay. A start is recorded through the model; settling is raw SQL.
 
 /** Records a start inside the mutation's transaction; returns its id. */
 export async function enqueueWorkflowStart(tx: Db, start: WorkflowStart): Promise<string> {
   const id = randomUUID();
-  await execute(
-    tx,
-    `INSERT INTO workflow_starts (id, workflow_id, workflow_type, task_queue, args, tenant_attribute, id_reuse_policy)
-     VALUES (:id, :workflowId, :workflowType, :taskQueue, CAST(:args AS jsonb), :tenantId, :idReusePolicy)`,
-    { id, ...start, args: JSON.stringify(start.args) },
+  await WorkflowStartRow.create(
+    {
+      id,
+      workflowId: start.workflowId,
+      workflowType: start.workflowType,
+      taskQueue: start.taskQueue,
+      args: start.args,
+      tenantAttribute: start.tenantId,
+      idReusePolicy: start.idReusePolicy,
+    },
+    { transaction: transactionOf(tx), returning: false },
   );
   return id;
 }
@@ -26,7 +33,8 @@ export type StartFilter = { id: string } | { workflowId: string } | { due: true;
  * own row and, if another process settled it meanwhile, answers that outcome), runs `start` on each and
  * records the outcome in the same transaction: started rows are done, unreached ones wait with backoff
  * (1 s doubling to 60 s). After the first unreached start the rest are left for later: Temporal is down.
- * Returns each tried row's outcome.
+ * Returns each tried row's outcome. Raw SQL: claiming due rows is a lock (FOR UPDATE SKIP LOCKED), so two
+ * relays (or a relay and a request) never start the same row at once, and the rows are settled under it.
  */
 export async function settleWorkflowStarts(
   db: Sequelize,

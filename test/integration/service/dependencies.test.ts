@@ -6,14 +6,12 @@ import { createApp } from '../../../api/app';
 import { createLogger } from '../../../core/logger';
 import { createOutboxMailer } from '../../../adapters/mail';
 import { storeOutboxMessage } from '../../../db/repositories/mail/outbox';
-import { createSequelize } from '../../../db/connection';
-import { initModels } from '../../../db/models';
+import { openDatabase } from '../../../db/open';
 import { loadTestConfig } from '../../helpers/stack';
 
 // The real app wired to a Temporal address where nothing listens.
 const config = loadTestConfig();
-const db = createSequelize(config.database.url, { poolMax: 2 });
-initModels(db);
+const db = openDatabase(config.database.url, { poolMax: 2 });
 const connection = Connection.lazy({ address: '127.0.0.1:1', connectTimeout: '1s' });
 const app = createApp({
   config,
