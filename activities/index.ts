@@ -8,6 +8,7 @@ import { createAcceptInvitationActivities, type AcceptInvitationDeps } from './o
 import { createRefreshRatesActivities, type RefreshRatesDeps } from './rates/refresh-rates';
 import { createSendNotificationActivities, type SendNotificationDeps } from './notifications/send-notification';
 import { createHousekeepingActivities, type HousekeepingDeps } from './housekeeping/housekeeping';
+import { createDeliverWebhookActivities, type DeliverWebhookDeps } from './webhooks/deliver-webhook';
 
 export type ActivityDeps = RequestMagicLinkDeps &
   RegisterDeps &
@@ -17,7 +18,8 @@ export type ActivityDeps = RequestMagicLinkDeps &
   AcceptInvitationDeps &
   RefreshRatesDeps &
   SendNotificationDeps &
-  HousekeepingDeps;
+  HousekeepingDeps &
+  DeliverWebhookDeps;
 
 /** Every activity the worker registers, built from its dependencies. */
 export function createActivities(deps: ActivityDeps) {
@@ -32,5 +34,6 @@ export function createActivities(deps: ActivityDeps) {
     ...createRefreshRatesActivities(deps),
     ...createSendNotificationActivities(deps),
     ...createHousekeepingActivities(deps),
+    ...createDeliverWebhookActivities(deps),
   };
 }

@@ -45,6 +45,8 @@ import { ratesHandlers } from './rates/handlers';
 import { createRates } from './rates/rates';
 import { notificationHandlers } from './notifications/handlers';
 import { createNotifications } from './notifications/notifications';
+import { webhookHandlers } from './webhooks/handlers';
+import { createWebhookEvents } from './webhooks/events';
 
 export interface AppDeps {
   config: Config;
@@ -88,6 +90,8 @@ function createHandlers(
   const guard = createCredentialGuard(db, config.credentialFailures, () => metrics.countRateLimitRejection('credentials'));
   const factors = createSecondFactorService({ db, hasher, factorSecrets, workflows, settings: config.secondFactors, limits });
   const signIn = createSignIn({ db, sessions, factors });
+  // Webhook events are recorded by the operations that make the change, in its commit.
+  const webhookEvents = createWebhookEvents({ workflows, taskQueue: deps.taskQueue ?? config.temporal.taskQueue });
   return {
     ...serviceHandlers({ db, temporal: deps.temporal, doc }),
     ...mailHandlers({
@@ -107,12 +111,13 @@ function createHandlers(
       security: createSecurity({ db, hasher, factors, factorSecrets, settings: config.secondFactors, emailDeliveryAvailable: Boolean(deps.mailer) }),
     }),
     ...accountingHandlers({ companies }),
-    ...ledgerHandlers({ db, companies, workflows, index }),
+    ...ledgerHandlers({ db, companies, workflows, index, webhookEvents }),
     ...auditHandlers({ db }),
     ...organisationHandlers({
       db,
       doc,
       index,
+      webhookEvents,
       invitations: createInvitations({ db, workflows, hasher, signIn, limits, guard }),
     }),
     ...notificationHandlers({
@@ -128,6 +133,7 @@ function createHandlers(
         schedule: { ...config.rates, taskQueue: deps.taskQueue ?? config.temporal.taskQueue },
       }),
     }),
+    ...webhookHandlers({ db, doc, index, factorSecrets, workflows, events: webhookEvents, urlRules: config.webhooks }),
   };
 }
 

@@ -7,7 +7,10 @@ import type { ActivityOptions } from '@temporalio/common';
 // ends it. Non-retryable failures (contracts/failures.ts) are never retried, whatever the profile.
 
 export const activityProfiles = {
-  /** Mails a magic link (requestMagicLinkWorkflow, requestPasswordResetWorkflow): rides out a provider outage of several minutes. */
+  /**
+   * Mails a magic link (requestMagicLinkWorkflow, requestPasswordResetWorkflow) or a disabled webhook
+   * endpoint's ADMINs (deliverWebhookWorkflow): rides out a provider outage of several minutes.
+   */
   mailDelivery: {
     startToCloseTimeout: '30 seconds',
     retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 10 },
@@ -30,7 +33,10 @@ export const activityProfiles = {
     startToCloseTimeout: '15 seconds',
     retry: { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumInterval: '5 seconds', maximumAttempts: 8 },
   },
-  /** A short idempotent database step nobody waits for (closePeriodWorkflow's steps, refreshRatesWorkflow's storeRates): retried until it succeeds. */
+  /**
+   * A short idempotent database step nobody waits for (closePeriodWorkflow's steps, refreshRatesWorkflow's
+   * storeRates, deliverWebhookWorkflow's failWebhookDelivery): retried until it succeeds.
+   */
   databaseStep: {
     startToCloseTimeout: '1 minute',
     retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
@@ -53,6 +59,17 @@ export const activityProfiles = {
   pushDelivery: {
     startToCloseTimeout: '30 seconds',
     retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 6 },
+  },
+  /**
+   * One webhook attempt (deliverWebhookWorkflow): the HTTP call (WEBHOOK_ATTEMPT_TIMEOUT_MS, at most a minute)
+   * and its bookkeeping. A failed call is an outcome, not a failure: the workflow's own schedule retries it.
+   * This policy retries only the service's own failures (the database down), until they pass. The attempt
+   * heartbeats while it waits for the receiver, so a worker that dies mid-attempt is noticed in seconds.
+   */
+  webhookAttempt: {
+    startToCloseTimeout: '75 seconds',
+    heartbeatTimeout: '5 seconds',
+    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
   },
   /**
    * The central bank's rates (refreshRatesWorkflow): the rate of record, so more patience than the

@@ -404,7 +404,7 @@ export interface paths {
          *     SENDING, SENT (accepted by the provider), PROCESSED, DEFERRED (the receiving server asked to try
          *     later), DELIVERED, BOUNCED, DROPPED (the provider did not send it, e.g. the address is on its
          *     suppression list), SPAM_REPORTED or FAILED (the provider refused the request). `flow` is the flow
-         *     that sent it: REGISTRATION, INVITATION, EMAIL_CODE, PASSWORD_RESET or NONE. `mailbox` is REACHABLE when the newest
+         *     that sent it: REGISTRATION, INVITATION, EMAIL_CODE, PASSWORD_RESET, WEBHOOK_DISABLED or NONE. `mailbox` is REACHABLE when the newest
          *     mail with a final outcome was delivered, UNREACHABLE when it bounced, was dropped or was reported as
          *     spam, and UNVERIFIED before any final outcome. `observedAt` is when the newest mail reached its
          *     state (the time of the answer when nothing was sent).
@@ -1434,6 +1434,200 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/webhooks/event-types": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The event types an endpoint can subscribe to, each with its payload schema
+         * @description Every type the service sends, with what causes it and the name of its payload schema in this document
+         *     (`components/schemas/<schema>`). Every payload is the same envelope (`WebhookEvent`: `type`,
+         *     `timestamp`, `tenantId`, `data`) with the type's own `data`. `revaluation.posted` is listed with its
+         *     schema but not produced yet.
+         */
+        get: operations["listWebhookEventTypes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The workspace's endpoints, oldest first (never their secrets) */
+        get: operations["listWebhookEndpoints"];
+        put?: never;
+        /**
+         * Register a receiver of signed events; answers its signing secret once
+         * @description At most 20 endpoints per workspace (deleted ones do not count): the 21st is 409
+         *     `webhook-endpoint-limit`. `url` is an absolute `https` URL of at most 2,000 characters, without
+         *     credentials (`user:pass@`) or a fragment (400 `validation` otherwise); plain `http` only where the
+         *     service allows it (`WEBHOOK_ALLOW_HTTP`, on in development and tests only). A literal IP address that
+         *     is not public (loopback, private, link-local, multicast, …; IPv4-mapped IPv6 included) is refused here
+         *     already (loopback is allowed in development and tests). A host name is resolved and checked at every
+         *     delivery attempt instead, not here: a name that resolves to a non-public address is refused then (DNS
+         *     can change). `eventTypes`: 1 to 10 distinct types of GET /webhooks/event-types.
+         *
+         *     The answer carries `secret` (`whsec_` and 32 random bytes in base64), the key of the Standard
+         *     Webhooks signature every delivery carries (`webhook-id`, `webhook-timestamp`, `webhook-signature`).
+         *     It is shown this once (and again only as a new one, by rotating it): store it now. The service keeps it
+         *     encrypted. Audited (the URL's origin and path, never the secret or the URL's query).
+         */
+        post: operations["createWebhookEndpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/endpoints/{endpointId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint (WebhookEndpoint.id) */
+                endpointId: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        /** One endpoint (never its secret) */
+        get: operations["getWebhookEndpoint"];
+        /**
+         * Change an endpoint's URL, event types, description or whether it is enabled
+         * @description Replaces the four fields (an absent `description` removes it); the URL and event types follow the
+         *     rules of createWebhookEndpoint. A stale `lockVersion` answers 409 `stale-version`. Disabling stops
+         *     deliveries (pending ones end without sending); enabling again, also after the service disabled the
+         *     endpoint for failing, clears its failure state (`disabledReason`, `failingSince`). Deliveries already
+         *     recorded keep going to the endpoint's current URL. The secret does not change. Audited.
+         */
+        put: operations["updateWebhookEndpoint"];
+        post?: never;
+        /**
+         * Delete an endpoint; nothing more is sent to it
+         * @description The endpoint stops counting towards the limit of 20 and answers 404 from now on; its pending
+         *     deliveries end without sending at their next attempt. Its delivery log is kept. Audited.
+         */
+        delete: operations["deleteWebhookEndpoint"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/endpoints/{endpointId}/secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint (WebhookEndpoint.id) */
+                endpointId: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace the endpoint's signing secret; answers the new one once
+         * @description The new secret signs every delivery from now on. For 24 hours (`previousSecretExpiresAt`) the previous
+         *     one signs too: each delivery carries two `v1,` signatures, so a receiver can switch to the new secret
+         *     without missing one. Rotating again within those 24 hours retires the older secret at once (only the
+         *     last one before this rotation keeps signing). Moves `lockVersion`. Audited (never a secret).
+         */
+        post: operations["rotateWebhookEndpointSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/endpoints/{endpointId}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint (WebhookEndpoint.id) */
+                endpointId: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The endpoint's delivery log, newest first
+         * @description One delivery per event sent to the endpoint: PENDING while it is being delivered or retried
+         *     (exponential backoff for at least 24 hours after its first attempt), DELIVERED after a 2xx answer,
+         *     FAILED when the retries ran out or the endpoint was deleted or disabled meanwhile. `lastError` is the
+         *     last failed attempt's error (its class, e.g. TIMEOUT, HTTP_STATUS, ADDRESS_REFUSED, REDIRECT), never
+         *     the receiver's answer. A deleted endpoint answers 404.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/endpoints/{endpointId}/deliveries/{deliveryId}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint (WebhookEndpoint.id) */
+                endpointId: components["parameters"]["WebhookEndpointId"];
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Deliver a FAILED delivery again
+         * @description The delivery becomes PENDING and its workflow `webhook-<endpointId>-<eventId>` runs again with a fresh
+         *     retry schedule, with the same `webhook-id` (the event id) as before, so a receiver that keeps the ids
+         *     it has processed can tell it apart. A PENDING or DELIVERED delivery, or one of a disabled endpoint, is
+         *     409 `conflict`. Audited.
+         */
+        post: operations["retryWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/endpoints/{endpointId}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint (WebhookEndpoint.id) */
+                endpointId: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a `webhook.test` event to this endpoint
+         * @description Records a `webhook.test` event (`WebhookTest`) and one delivery of it to this endpoint, whatever the
+         *     endpoint subscribes to, and starts the delivery; follow it in the delivery log. A disabled endpoint
+         *     is 409 `conflict`. Audited.
+         */
+        post: operations["sendWebhookTestEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1443,7 +1637,7 @@ export interface components {
             /** @enum {string} */
             delivery: "NONE" | "SENDING" | "SENT" | "PROCESSED" | "DEFERRED" | "DELIVERED" | "BOUNCED" | "DROPPED" | "SPAM_REPORTED" | "FAILED";
             /** @enum {string} */
-            flow: "NONE" | "REGISTRATION" | "INVITATION" | "EMAIL_CODE" | "PASSWORD_RESET";
+            flow: "NONE" | "REGISTRATION" | "INVITATION" | "EMAIL_CODE" | "PASSWORD_RESET" | "WEBHOOK_DISABLED";
             /** @enum {string} */
             mailbox: "REACHABLE" | "UNREACHABLE" | "UNVERIFIED";
             /** Format: date-time */
@@ -2322,6 +2516,301 @@ export interface components {
             /** @description Cumulative totals through the close date per account and subaccount; empty unless COMPLETED */
             balances: components["schemas"]["PeriodCloseBalance"][];
         };
+        /**
+         * @description An event type (GET /webhooks/event-types lists them with their payload schemas)
+         * @enum {string}
+         */
+        WebhookEventType: "journal-entry.posted" | "journal-entry.reversed" | "period-close.completed" | "period-close.failed" | "revaluation.posted" | "member.joined" | "member.removed" | "member.updated" | "rates.refreshed" | "webhook.test";
+        WebhookEventTypeInfo: {
+            type: components["schemas"]["WebhookEventType"];
+            description: string;
+            /**
+             * @description The name of its payload schema under components/schemas
+             * @example WebhookJournalEntryPosted
+             */
+            schema: string;
+        };
+        WebhookEndpointCreate: {
+            /**
+             * Format: uri
+             * @description Absolute https URL (http only where allowed), without credentials or fragment
+             */
+            url: string;
+            eventTypes: components["schemas"]["WebhookEventType"][];
+            description?: string;
+        };
+        WebhookEndpointUpdate: {
+            /**
+             * Format: uri
+             * @description Absolute https URL (http only where allowed), without credentials or fragment
+             */
+            url: string;
+            eventTypes: components["schemas"]["WebhookEventType"][];
+            /** @description Absent removes it */
+            description?: string;
+            enabled: boolean;
+            /** Format: int32 */
+            lockVersion: number;
+        };
+        WebhookEndpoint: {
+            /** Format: uuid */
+            id: string;
+            url: string;
+            description: string | null;
+            eventTypes: components["schemas"]["WebhookEventType"][];
+            enabled: boolean;
+            /** @description Why the service disabled the endpoint (it failed for WEBHOOK_DISABLE_AFTER_DAYS days); null when enabled or disabled by a person */
+            disabledReason: string | null;
+            /**
+             * Format: date-time
+             * @description The first failed attempt since the last delivered one; null while healthy
+             */
+            failingSince: string | null;
+            /**
+             * Format: date-time
+             * @description Until when the secret before the last rotation still signs; null when none does
+             */
+            previousSecretExpiresAt: string | null;
+            /** Format: int32 */
+            lockVersion: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** @description An endpoint with its signing secret, answered at creation and rotation only */
+        WebhookEndpointWithSecret: components["schemas"]["WebhookEndpoint"] & {
+            /** @description whsec_ and 32 random bytes in base64: the Standard Webhooks signing key */
+            secret: string;
+        };
+        WebhookEndpointPage: {
+            items: components["schemas"]["WebhookEndpoint"][];
+            /** Format: int32 */
+            page: number;
+            /** Format: int32 */
+            size: number;
+            /** Format: int64 */
+            totalElements: number;
+            /** Format: int64 */
+            totalPages: number;
+        };
+        WebhookDelivery: {
+            /** Format: uuid */
+            id: string;
+            /**
+             * Format: uuid
+             * @description The event, sent as the webhook-id header (the same on every attempt)
+             */
+            eventId: string;
+            eventType: components["schemas"]["WebhookEventType"];
+            /** @enum {string} */
+            state: "PENDING" | "DELIVERED" | "FAILED";
+            /** Format: int32 */
+            attemptCount: number;
+            /**
+             * Format: int32
+             * @description The receiver's HTTP status at the last attempt; null when it did not answer
+             */
+            lastStatusCode: number | null;
+            /** @description The last failed attempt's error; null after a delivered one */
+            lastError: string | null;
+            /** Format: date-time */
+            nextAttemptAt: string | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            settledAt: string | null;
+        };
+        WebhookDeliveryPage: {
+            items: components["schemas"]["WebhookDelivery"][];
+            /** Format: int32 */
+            page: number;
+            /** Format: int32 */
+            size: number;
+            /** Format: int64 */
+            totalElements: number;
+            /** Format: int64 */
+            totalPages: number;
+        };
+        WebhookTestAccepted: {
+            /** Format: uuid */
+            eventId: string;
+            /** Format: uuid */
+            deliveryId: string;
+        };
+        /**
+         * @description The JSON body of every delivery (POST to the endpoint's URL), signed per Standard Webhooks: headers
+         *     `webhook-id` (the event id, the same on every attempt: deduplicate on it), `webhook-timestamp` (Unix
+         *     seconds of the attempt) and `webhook-signature` (`v1,<base64 HMAC-SHA256 of id.timestamp.body>` with
+         *     the endpoint's secret; two space-separated signatures for 24 hours after a rotation). Verify with any
+         *     Standard Webhooks library. A 2xx answer is a delivery; anything else, a timeout (10 s) or a redirect is
+         *     retried with exponential backoff for at least 24 hours. Events carry ids and business fields only,
+         *     never a secret; an event of another type is one of the schemas named by GET /webhooks/event-types.
+         */
+        WebhookEvent: {
+            type: components["schemas"]["WebhookEventType"];
+            /**
+             * Format: date-time
+             * @description When the change committed
+             */
+            timestamp: string;
+            /**
+             * Format: uuid
+             * @description The workspace
+             */
+            tenantId: string;
+            /** @description The type's own fields */
+            data: Record<string, never>;
+        };
+        WebhookJournalEntryData: {
+            /** Format: uuid */
+            entryId: string;
+            /** Format: uuid */
+            legalEntityId: string;
+            /**
+             * Format: int64
+             * @description Gapless per company
+             */
+            number: number;
+            /** Format: date */
+            entryDate: string;
+            /** @example 1250.00 */
+            totalDebit: string;
+            /** @example 1250.00 */
+            totalCredit: string;
+            /** Format: int32 */
+            lineCount: number;
+            /**
+             * Format: uuid
+             * @description The entry a reversal reverses; null otherwise
+             */
+            reversalOf: string | null;
+        };
+        WebhookPeriodCloseData: {
+            /** Format: uuid */
+            closeId: string;
+            /** Format: uuid */
+            legalEntityId: string;
+            /** Format: date */
+            closeDate: string;
+            /** @enum {string} */
+            status: "COMPLETED" | "FAILED";
+            /**
+             * Format: int64
+             * @description Entries dated in the closed period; null when FAILED
+             */
+            entryCount: number | null;
+            /** @description Why the close failed; null when COMPLETED */
+            reason: string | null;
+        };
+        WebhookMemberData: {
+            /** Format: uuid */
+            membershipId: string;
+            /**
+             * Format: uuid
+             * @description The person's id in this workspace (UserView.userId)
+             */
+            userId: string;
+            roles: components["schemas"]["RoleCode"][];
+            /** @enum {string} */
+            status: "ACTIVE" | "SUSPENDED" | "REMOVED";
+        };
+        WebhookRatesData: {
+            /** @enum {string} */
+            source: "CBU" | "BANK";
+            /**
+             * Format: date
+             * @description The latest day the stored publication applies from
+             */
+            effectiveDate: string;
+            /**
+             * Format: int32
+             * @description Rates added or corrected by this refresh
+             */
+            changedRates: number;
+        };
+        WebhookTestData: {
+            /** Format: uuid */
+            endpointId: string;
+            message: string;
+        };
+        /**
+         * @description A journal entry was posted (postJournalEntry)
+         * @example {
+         *       "type": "journal-entry.posted",
+         *       "timestamp": "2026-11-25T07:00:00.000Z",
+         *       "tenantId": "5d2c1a8e-3f4b-4c6d-9e7f-0a1b2c3d4e5f",
+         *       "data": {
+         *         "entryId": "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d",
+         *         "legalEntityId": "1f2e3d4c-5b6a-4978-8a9b-0c1d2e3f4a5b",
+         *         "number": 42,
+         *         "entryDate": "2026-11-24",
+         *         "totalDebit": "1250.00",
+         *         "totalCredit": "1250.00",
+         *         "lineCount": 2,
+         *         "reversalOf": null
+         *       }
+         *     }
+         */
+        WebhookJournalEntryPosted: components["schemas"]["WebhookEvent"] & {
+            /** @enum {string} */
+            type?: "journal-entry.posted";
+            data?: components["schemas"]["WebhookJournalEntryData"];
+        };
+        /** @description A journal entry was reversed (reverseJournalEntry); `entryId` is the reversal, `reversalOf` the entry it reverses */
+        WebhookJournalEntryReversed: components["schemas"]["WebhookEvent"] & {
+            /** @enum {string} */
+            type?: "journal-entry.reversed";
+            data?: components["schemas"]["WebhookJournalEntryData"];
+        };
+        /** @description A period close finished and froze the balances through its date (closePeriod's workflow) */
+        WebhookPeriodCloseCompleted: components["schemas"]["WebhookEvent"] & {
+            /** @enum {string} */
+            type?: "period-close.completed";
+            data?: components["schemas"]["WebhookPeriodCloseData"];
+        };
+        /** @description A period close failed and released its cut-off (closePeriod's workflow); `reason` says why */
+        WebhookPeriodCloseFailed: components["schemas"]["WebhookEvent"] & {
+            /** @enum {string} */
+            type?: "period-close.failed";
+            data?: components["schemas"]["WebhookPeriodCloseData"];
+        };
+        /** @description A currency revaluation entry was posted (not produced yet; comes with the currency revaluation) */
+        WebhookRevaluationPosted: components["schemas"]["WebhookEvent"] & {
+            /** @enum {string} */
+            type?: "revaluation.posted";
+            data?: components["schemas"]["WebhookJournalEntryData"];
+        };
+        /** @description Someone joined the workspace by accepting an invitation (acceptInvitation) */
+        WebhookMemberJoined: components["schemas"]["WebhookEvent"] & {
+            /** @enum {string} */
+            type?: "member.joined";
+            data?: components["schemas"]["WebhookMemberData"];
+        };
+        /** @description A member's role, status or names changed (updateUser); suspension and reactivation included */
+        WebhookMemberUpdated: components["schemas"]["WebhookEvent"] & {
+            /** @enum {string} */
+            type?: "member.updated";
+            data?: components["schemas"]["WebhookMemberData"];
+        };
+        /** @description A membership ended (removeUser); `roles` are those it held, `status` is REMOVED */
+        WebhookMemberRemoved: components["schemas"]["WebhookEvent"] & {
+            /** @enum {string} */
+            type?: "member.removed";
+            data?: components["schemas"]["WebhookMemberData"];
+        };
+        /** @description A rate source's refresh stored new or corrected rates (the rates-refresh Schedule); sent to every workspace with a subscribed endpoint */
+        WebhookRatesRefreshed: components["schemas"]["WebhookEvent"] & {
+            /** @enum {string} */
+            type?: "rates.refreshed";
+            data?: components["schemas"]["WebhookRatesData"];
+        };
+        /** @description A test event sent on request to one endpoint (sendWebhookTestEvent) */
+        WebhookTest: components["schemas"]["WebhookEvent"] & {
+            /** @enum {string} */
+            type?: "webhook.test";
+            data?: components["schemas"]["WebhookTestData"];
+        };
     };
     responses: {
         /** @description Invalid body, parameter or factor combination */
@@ -2448,6 +2937,8 @@ export interface components {
         AccountCode: string;
         /** @description IANA zone for dateFrom, dateTo and date */
         AuditTimezone: string;
+        /** @description The endpoint (WebhookEndpoint.id) */
+        WebhookEndpointId: string;
     };
     requestBodies: never;
     headers: never;
@@ -4698,6 +5189,373 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhookEventTypes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event types, in a stable order */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "type": "journal-entry.posted",
+                     *         "description": "A journal entry was posted",
+                     *         "schema": "WebhookJournalEntryPosted"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["WebhookEventTypeInfo"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhookEndpoints: {
+        parameters: {
+            query?: {
+                /** @description Zero-based page number */
+                page?: components["parameters"]["Page"];
+                /** @description Page size */
+                size?: components["parameters"]["Size"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Endpoint page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://erp.example.com/hooks/accounting",
+                 *       "eventTypes": [
+                 *         "journal-entry.posted",
+                 *         "period-close.completed"
+                 *       ],
+                 *       "description": "ERP sync"
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookEndpointCreate"];
+            };
+        };
+        responses: {
+            /** @description The endpoint with its secret (shown once) */
+            201: {
+                headers: {
+                    /** @description The endpoint (getWebhookEndpoint) */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "0b6f4a52-8a43-4f0e-9d3c-2f6f5a1e7c10",
+                     *       "url": "https://erp.example.com/hooks/accounting",
+                     *       "description": "ERP sync",
+                     *       "eventTypes": [
+                     *         "journal-entry.posted",
+                     *         "period-close.completed"
+                     *       ],
+                     *       "enabled": true,
+                     *       "disabledReason": null,
+                     *       "failingSince": null,
+                     *       "previousSecretExpiresAt": null,
+                     *       "lockVersion": 1,
+                     *       "createdAt": "2026-11-25T07:00:00.000Z",
+                     *       "updatedAt": "2026-11-25T07:00:00.000Z",
+                     *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw7wQ6nZ7kDPo="
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEndpointWithSecret"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description `webhook-endpoint-limit`: the workspace has 20 endpoints already */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint (WebhookEndpoint.id) */
+                endpointId: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint (WebhookEndpoint.id) */
+                endpointId: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://erp.example.com/hooks/accounting",
+                 *       "eventTypes": [
+                 *         "journal-entry.posted"
+                 *       ],
+                 *       "enabled": true,
+                 *       "lockVersion": 1
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookEndpointUpdate"];
+            };
+        };
+        responses: {
+            /** @description The endpoint as changed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description `stale-version` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteWebhookEndpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint (WebhookEndpoint.id) */
+                endpointId: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    rotateWebhookEndpointSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint (WebhookEndpoint.id) */
+                endpointId: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint with its new secret (shown once) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookEndpointWithSecret"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Zero-based page number */
+                page?: components["parameters"]["Page"];
+                /** @description Page size */
+                size?: components["parameters"]["Size"];
+            };
+            header?: never;
+            path: {
+                /** @description The endpoint (WebhookEndpoint.id) */
+                endpointId: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Delivery page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDeliveryPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    retryWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint (WebhookEndpoint.id) */
+                endpointId: components["parameters"]["WebhookEndpointId"];
+                deliveryId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The delivery, PENDING again */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    sendWebhookTestEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The endpoint (WebhookEndpoint.id) */
+                endpointId: components["parameters"]["WebhookEndpointId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event and its delivery */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookTestAccepted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             500: components["responses"]["ServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };

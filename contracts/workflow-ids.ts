@@ -10,3 +10,4 @@ export const closePeriodWorkflowId = (legalEntityId: string, closeDate: string):
 export const acceptInvitationWorkflowId = (invitationId: string): string => `accept-invitation-${invitationId}`;
 export const mailInvitationWorkflowId = (invitationId: string): string => `mail-invitation-${invitationId}`;
 export const sendNotificationWorkflowId = (tenantId: string, requestId: string): string => `send-notification-${tenantId}-${requestId}`;
+export const deliverWebhookWorkflowId = (endpointId: string, eventId: string): string => `webhook-${endpointId}-${eventId}`;

@@ -47,6 +47,13 @@ export const AUDIT_ACTIONS = {
   'notifications.device.removed': { category: 'NOTIFICATIONS', label: 'Device removed', kind: 'DELETE' },
   'notifications.message.sent': { category: 'NOTIFICATIONS', label: 'Notification sent', kind: 'CREATE' },
   'rates.refresh.requested': { category: 'RATES', label: 'Exchange-rate refresh requested', kind: 'OTHER' },
+  'webhooks.endpoint.created': { category: 'WEBHOOKS', label: 'Webhook endpoint created', kind: 'CREATE' },
+  'webhooks.endpoint.updated': { category: 'WEBHOOKS', label: 'Webhook endpoint changed', kind: 'UPDATE' },
+  'webhooks.endpoint.deleted': { category: 'WEBHOOKS', label: 'Webhook endpoint deleted', kind: 'DELETE' },
+  'webhooks.endpoint.secret-rotated': { category: 'WEBHOOKS', label: 'Webhook signing secret rotated', kind: 'UPDATE' },
+  'webhooks.endpoint.disabled': { category: 'WEBHOOKS', label: 'Webhook endpoint disabled after failing deliveries', kind: 'UPDATE' },
+  'webhooks.delivery.retried': { category: 'WEBHOOKS', label: 'Webhook delivery retried', kind: 'OTHER' },
+  'webhooks.test.sent': { category: 'WEBHOOKS', label: 'Webhook test event sent', kind: 'OTHER' },
 } as const satisfies Record<string, { category: string; label: string; kind: AuditActionKind }>;
 
 export type AuditAction = keyof typeof AUDIT_ACTIONS;

@@ -2,6 +2,7 @@
 import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
 import type { FactorKey } from './factor-secrets';
+import { DEFAULT_RETRY_INTERVALS_MS } from './webhooks';
 
 export interface JwtKey {
   kid: string;
@@ -110,6 +111,22 @@ export interface Config {
     batchSize: number;
     maxBatches: number;
   };
+  webhooks: {
+    /** Receivers may be plain http (development and tests only by default; production needs https). */
+    allowHttp: boolean;
+    /** Receivers may be on loopback (127.0.0.0/8, ::1): development and tests only by default; never private ranges. */
+    allowLoopback: boolean;
+    /** Attempts to one endpoint in flight at once, so a slow receiver holds at most this many activity slots. */
+    endpointConcurrency: number;
+    /** One attempt's whole deadline (connect, send, answer). */
+    attemptTimeoutMs: number;
+    /** How long a delivery is retried after its first attempt before it is FAILED. */
+    retryHours: number;
+    /** The waits after failed attempts 1, 2, 3, …; the last one repeats until the retry window ends. */
+    retryIntervalsMs: number[];
+    /** An endpoint failing this long without a success is disabled and its ADMINs mailed. */
+    disableAfterDays: number;
+  };
   push: {
     /** A Firebase service-account key file (FCM HTTP v1); without one the development adapter records pushes. */
     fcmServiceAccountFile: string | null;
@@ -171,6 +188,23 @@ function rate(env: Env, name: string, fallback: string): RateWindow {
     throw new ConfigError(`${name} must be "requests/seconds" (1..1000000 / 1..86400), got "${raw}"`);
   }
   return { points, seconds };
+}
+
+/** Comma-separated waits in milliseconds, e.g. "10000,30000" (empty: the fallback). */
+function intervals(env: Env, name: string, fallback: readonly number[]): number[] {
+  const raw = str(env, name, fallback.join(','));
+  const values = raw.split(',').map((part) => part.trim());
+  if (values.length > 50 || values.some((v) => !/^[0-9]+$/.test(v) || Number(v) < 1 || Number(v) > 86_400_000)) {
+    throw new ConfigError(`${name} must be up to 50 comma-separated waits of 1..86400000 milliseconds, got "${raw}"`);
+  }
+  return values.map(Number);
+}
+
+/** "true" or "false" (empty: the fallback). */
+function flag(env: Env, name: string, fallback: boolean): boolean {
+  const raw = str(env, name, String(fallback));
+  if (raw !== 'true' && raw !== 'false') throw new ConfigError(`${name} must be true or false, got "${raw}"`);
+  return raw === 'true';
 }
 
 function str(env: Env, name: string, fallback: string): string {
@@ -386,6 +420,15 @@ export function loadConfig(env: Env = process.env): Config {
       perEmailAndIp: int(env, 'CREDENTIAL_FAILURES_PER_EMAIL_AND_IP', 10, 1, 1_000_000),
       blockSeconds: int(env, 'CREDENTIAL_FAILURES_BLOCK_SECONDS', 3600, 1, 86_400),
       perIpPerDay: int(env, 'CREDENTIAL_FAILURES_PER_IP_PER_DAY', 100, 1, 1_000_000),
+    },
+    webhooks: {
+      allowHttp: flag(env, 'WEBHOOK_ALLOW_HTTP', !production),
+      allowLoopback: flag(env, 'WEBHOOK_ALLOW_LOOPBACK', !production),
+      endpointConcurrency: int(env, 'WEBHOOK_ENDPOINT_CONCURRENCY', 4, 1, 100),
+      attemptTimeoutMs: int(env, 'WEBHOOK_ATTEMPT_TIMEOUT_MS', 10000, 100, 60000),
+      retryHours: int(env, 'WEBHOOK_RETRY_HOURS', 24, 1, 720),
+      retryIntervalsMs: intervals(env, 'WEBHOOK_RETRY_INTERVALS_MS', DEFAULT_RETRY_INTERVALS_MS),
+      disableAfterDays: int(env, 'WEBHOOK_DISABLE_AFTER_DAYS', 5, 1, 90),
     },
     push: {
       fcmServiceAccountFile: env.PUSH_FCM_SERVICE_ACCOUNT_FILE || null,

@@ -9,7 +9,7 @@ import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes, ra
 // identity's row, or relabelled with another key id, does not open. v1 values (purpose-only additional
 // data, no key id) still open with any listed key.
 
-export type SealedPurpose = 'totp-secret' | 'email-code';
+export type SealedPurpose = 'totp-secret' | 'email-code' | 'webhook-secret';
 
 export interface FactorKey {
   kid: string;
@@ -28,12 +28,18 @@ function subkey(root: Buffer, info: string): Buffer {
   return Buffer.from(hkdfSync('sha256', root, Buffer.alloc(0), `accounting/second-factor/${info}`, 32));
 }
 
-const INFO: Record<SealedPurpose, string> = { 'totp-secret': 'totp-secret-encryption', 'email-code': 'email-code-encryption' };
+const INFO: Record<SealedPurpose, string> = {
+  'totp-secret': 'totp-secret-encryption',
+  'email-code': 'email-code-encryption',
+  'webhook-secret': 'webhook-secret-encryption',
+};
 
 export function createFactorSecrets(keys: FactorKey[]): FactorSecrets {
   const [current] = keys;
   if (!current) throw new Error('at least one second-factor key is needed');
-  const byKid = new Map(keys.map((k) => [k.kid, { 'totp-secret': subkey(k.key, INFO['totp-secret']), 'email-code': subkey(k.key, INFO['email-code']) }]));
+  const byKid = new Map(
+    keys.map((k) => [k.kid, Object.fromEntries(Object.entries(INFO).map(([purpose, info]) => [purpose, subkey(k.key, info)])) as Record<SealedPurpose, Buffer>]),
+  );
   const macKey = subkey(current.key, 'email-code-mac');
   const aad = (purpose: SealedPurpose, ownerId: string, kid: string) => Buffer.from(`v2|${purpose}|${ownerId}|${kid}`);
 

@@ -33,7 +33,7 @@ export class MailRejectedError extends Error {
 }
 
 /** Which flow of the service sent a mail. */
-export type MailPurpose = 'REGISTRATION' | 'INVITATION' | 'EMAIL_CODE' | 'PASSWORD_RESET';
+export type MailPurpose = 'REGISTRATION' | 'INVITATION' | 'EMAIL_CODE' | 'PASSWORD_RESET' | 'WEBHOOK_DISABLED';
 
 /** Where a mail stands: set when it is sent, then moved by the provider's events (never backwards). */
 export type MailState = 'SENDING' | 'SENT' | 'PROCESSED' | 'DEFERRED' | 'DELIVERED' | 'BOUNCED' | 'DROPPED' | 'SPAM_REPORTED' | 'FAILED';

@@ -37,6 +37,7 @@ export const PROBLEMS = {
   'entry-not-reversible': { status: 409, title: 'A reversal cannot itself be reversed' },
   'request-id-reused': { status: 409, title: 'The requestId was already used for a different request' },
   'recipient-not-active': { status: 409, title: 'The recipient is not an active member of the workspace' },
+  'webhook-endpoint-limit': { status: 409, title: 'The workspace has the most webhook endpoints it may have' },
   'payload-too-large': { status: 413, title: 'The request body is too large' },
   'unsupported-media-type': { status: 415, title: 'The request body must be application/json' },
   'too-many-attempts': { status: 429, title: 'Too many attempts; wait before trying again' },

@@ -8,6 +8,7 @@ import { createOperationIndex, loadOpenApiDocument } from '../contracts/operatio
 import { createFactorSecrets } from '../core/factor-secrets';
 import { createRateSources } from '../adapters/rates';
 import { createPushSender } from '../adapters/push';
+import { createWebhookSender } from '../adapters/webhooks/http-sender';
 import { storePushOutbox } from '../db/repositories/notifications/outbox';
 
 export interface WorkerDeps {
@@ -37,6 +38,12 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
     emailCodeTtlSeconds: deps.config.secondFactors.emailCodeTtlSeconds,
     rateSources: createRateSources(deps.config.rates),
     pushSender: createPushSender(deps.config.push, { store: (n) => storePushOutbox(deps.db, n) }),
+    webhookSender: createWebhookSender({
+      allowHttp: deps.config.webhooks.allowHttp,
+      allowLoopback: deps.config.webhooks.allowLoopback,
+      timeoutMs: deps.config.webhooks.attemptTimeoutMs,
+    }),
+    webhooks: deps.config.webhooks,
   });
   const bundlePath = deps.workflowBundlePath ?? deps.config.temporal.workflowBundlePath;
   const workflows: Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> = bundlePath

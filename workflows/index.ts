@@ -9,3 +9,4 @@ export { acceptInvitationWorkflow } from './organisation/accept-invitation.workf
 export { refreshRatesWorkflow } from './rates/refresh-rates.workflow';
 export { sendNotificationWorkflow } from './notifications/send-notification.workflow';
 export { housekeepingWorkflow } from './housekeeping/housekeeping.workflow';
+export { deliverWebhookWorkflow } from './webhooks/deliver-webhook.workflow';

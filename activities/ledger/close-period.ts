@@ -4,6 +4,7 @@ import type { Sequelize } from 'sequelize';
 import { withTenant, type Tx } from '../../db/connection';
 import { NumberOutOfRangeError } from '../../db/repositories/errors';
 import { recordAuditEvent } from '../../db/repositories/audit/events';
+import { recordWebhookEvent } from '../../db/repositories/webhooks/events';
 import { findPeriodClose, lockLedgerState, markCloseCompleted, markCloseFailed, raiseCutoff, storeSnapshot } from '../../db/repositories/ledger/period-closes';
 import { FailureType } from '../../contracts/failures';
 import type { ClosePeriodActivities, ClosePeriodInput } from '../../contracts/ledger';
@@ -73,6 +74,16 @@ export function createClosePeriodActivities({ db }: ClosePeriodDeps): ClosePerio
     await withTenant(db, input.tenantId, async (tx) => {
       if (!(await markCloseCompleted(tx, scopeOf(input), { id: input.closeId, closeDate: input.closeDate, entryCount: input.entryCount }))) return;
       await recordCloseOutcome(tx, input, 'ledger.period.closed', `closed through ${input.closeDate}: ${input.entryCount} entries, total ${input.total}`);
+      // The webhook event commits with the outcome; the start relay starts its deliveries (due at once).
+      await recordWebhookEvent(
+        tx,
+        { tenantId: input.tenantId },
+        {
+          type: 'period-close.completed',
+          data: { closeId: input.closeId, legalEntityId: input.legalEntityId, closeDate: input.closeDate, status: 'COMPLETED', entryCount: input.entryCount, reason: null },
+        },
+        { taskQueue: Context.current().info.taskQueue, dispatch: 'relay' },
+      );
     });
   }
 
@@ -80,6 +91,15 @@ export function createClosePeriodActivities({ db }: ClosePeriodDeps): ClosePerio
     await withTenant(db, input.tenantId, async (tx) => {
       if (!(await markCloseFailed(tx, scopeOf(input), { id: input.closeId, reason: input.reason }))) return;
       await recordCloseOutcome(tx, input, 'ledger.period.close-failed', input.reason);
+      await recordWebhookEvent(
+        tx,
+        { tenantId: input.tenantId },
+        {
+          type: 'period-close.failed',
+          data: { closeId: input.closeId, legalEntityId: input.legalEntityId, closeDate: input.closeDate, status: 'FAILED', entryCount: null, reason: input.reason.slice(0, 500) },
+        },
+        { taskQueue: Context.current().info.taskQueue, dispatch: 'relay' },
+      );
     });
   }
 

@@ -1,9 +1,12 @@
+import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Sequelize } from 'sequelize';
 import { withTenant } from '../../db/connection';
 import { recordAuditEvent } from '../../db/repositories/audit/events';
 import { identityIdByEmail, identityToJoin } from '../../db/repositories/identity/identities';
 import { consumeInvitation, findAcceptance, findInvitation, openMembership, scrubAcceptance } from '../../db/repositories/organisation/invitations';
+import { findMember } from '../../db/repositories/organisation/users';
+import { recordWebhookEvent } from '../../db/repositories/webhooks/events';
 import { FailureType } from '../../contracts/failures';
 import type { AcceptInvitationActivities, AcceptInvitationInput, AcceptInvitationResult } from '../../contracts/organisation';
 
@@ -59,6 +62,14 @@ export function createAcceptInvitationActivities(deps: AcceptInvitationDeps): Ac
         details: `${invitation.roles.join(', ')}; ${acceptance.existingIdentityId ? 'existing identity' : 'new identity'}`,
       });
       await scrubAcceptance(tx, scope, input.acceptanceId);
+      // member.joined commits with the membership; the start relay starts its deliveries (due at once).
+      const member = (await findMember(tx, scope, membershipId))!;
+      await recordWebhookEvent(
+        tx,
+        scope,
+        { type: 'member.joined', data: { membershipId, userId: member.userId, roles: member.roles, status: member.status } },
+        { taskQueue: Context.current().info.taskQueue, dispatch: 'relay' },
+      );
       return { tenantId: input.tenantId, identityId, membershipId };
     });
   }

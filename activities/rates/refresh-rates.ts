@@ -6,6 +6,7 @@ import { MalformedRateDocument, RateSourceUnavailable, type RateSource, type Rat
 import { FailureType, RATES_SOURCE_UNAVAILABLE } from '../../contracts/failures';
 import type { FetchedRates, RefreshRatesActivities, SourceOutcome, SourceSummary } from '../../contracts/rates';
 import { recordAttempt, storeFailure, storePublication } from '../../db/repositories/rates/rates';
+import { recordWebhookEventForEverySubscriber } from '../../db/repositories/webhooks/events';
 
 export interface RefreshRatesDeps {
   db: Sequelize;
@@ -56,6 +57,16 @@ export function createRefreshRatesActivities({ db, logger, rateSources }: Refres
         if (o.ok) {
           const changed = await storePublication(tx, o.source, o.fetched.rates, new Date(o.fetched.fetchedAt));
           summaries.push({ source: o.source, status: 'STORED', rates: o.fetched.rates.length, skippedRows: o.fetched.skippedRows, changed });
+          // A refresh that added or corrected rates is an event for every workspace with a subscriber, in
+          // this commit (a retried store changes nothing and sends nothing again); the relay starts them.
+          const effectiveDate = o.fetched.rates.map((r) => r.effectiveDate).sort().at(-1);
+          if (changed > 0 && effectiveDate) {
+            await recordWebhookEventForEverySubscriber(
+              tx,
+              { type: 'rates.refreshed', data: { source: o.source, effectiveDate, changedRates: changed } },
+              { taskQueue: Context.current().info.taskQueue, dispatch: 'relay' },
+            );
+          }
         } else {
           await storeFailure(tx, o.source, o.reason);
           summaries.push({ source: o.source, status: 'FAILED', reason: o.reason });

@@ -4,6 +4,7 @@ import { memberOperation, type HandlersOf } from '../http/operation-handler';
 import { pageQuery } from '../http/pages';
 import type { CompanyScopes } from '../organisation/company-scope';
 import type { WorkflowClient } from '../workflow-client';
+import type { WebhookEvents } from '../webhooks/events';
 import { createJournalEntries } from './journal-entries';
 import { createPeriodCloses } from './period-closes';
 import { createTrialBalances } from './trial-balance';
@@ -24,6 +25,7 @@ export function ledgerHandlers(deps: {
   companies: CompanyScopes;
   workflows: WorkflowClient;
   index: OperationIndex;
+  webhookEvents: WebhookEvents;
 }): HandlersOf<LedgerOperation> {
   const entries = createJournalEntries(deps);
   const closes = createPeriodCloses(deps);

@@ -15,6 +15,7 @@ import {
   type NewLine,
 } from '../../db/repositories/ledger/journal';
 import { DuplicateRowError, LedgerRuleError } from '../../db/repositories/errors';
+import { journalEntryEventStatement, recordedStartsOf, type RecordedStart } from '../../db/repositories/webhooks/events';
 import { AppError } from '../../core/problems';
 import { formatMinorUnits, numericToMinorUnits } from '../../core/money';
 import { checkPosting, prepareEntry, prepareReversal, type PreparedEntry } from '../../core/ledger';
@@ -24,6 +25,7 @@ import type { Schemas } from '../http/operation-handler';
 import { pageOf, type PageQuery } from '../http/pages';
 import { callerEventStatement } from '../audit/caller-events';
 import type { CompanyScopes } from '../organisation/company-scope';
+import type { WebhookEvents } from '../webhooks/events';
 
 type JournalEntryCreate = Schemas['JournalEntryCreate'];
 type JournalEntry = Schemas['JournalEntry'];
@@ -56,7 +58,7 @@ function toJournalEntry(row: EntryRow, lines: LineRow[]): JournalEntry {
 }
 
 /** Posting, reversing and reading journal entries. */
-export function createJournalEntries({ db, companies }: { db: Sequelize; companies: CompanyScopes }) {
+export function createJournalEntries({ db, companies, webhookEvents }: { db: Sequelize; companies: CompanyScopes; webhookEvents: WebhookEvents }) {
   const scopeOf = (principal: Principal, legalEntityId: string): LedgerScope => ({ tenantId: principal.tenantId, legalEntityId });
 
   async function loadEntry(tx: Tx, scope: LedgerScope, by: { id: string } | { requestId: string }): Promise<JournalEntry | null> {
@@ -84,7 +86,10 @@ export function createJournalEntries({ db, companies }: { db: Sequelize; compani
       subaccountIds: [...new Set(lines.flatMap((l) => (l.subaccountId ? [l.subaccountId] : [])))],
     });
 
-  /** Posts a prepared entry in one transaction with its audit event; idempotent per requestId. */
+  /**
+   * Posts a prepared entry in one transaction with its audit event and its webhook event; idempotent per
+   * requestId. The event's deliveries start after the commit.
+   */
   async function commitEntry(
     principal: Principal,
     scope: LedgerScope,
@@ -93,18 +98,22 @@ export function createJournalEntries({ db, companies }: { db: Sequelize; compani
     ctx: RequestContext,
     check: (tx: Tx) => Promise<void>,
     action: AuditAction,
+    eventType: 'journal-entry.posted' | 'journal-entry.reversed',
   ): Promise<{ entry: JournalEntry; created: boolean }> {
+    let committed: { entry: JournalEntry; created: boolean; starts: RecordedStart[] };
     try {
       // The posting's checks travel with the transaction's opening (one round trip).
-      return await withTenant(db, scope.tenantId, async (tx, [context]) => {
+      committed = await withTenant(db, scope.tenantId, async (tx, [context]) => {
         if (checkPosting(postingContextOf(context!), prepared.lines, prepared.reversalOf !== null).replayed) {
-          return { entry: (await replayOf(tx, scope, requestId, prepared.hash))!, created: false };
+          return { entry: (await replayOf(tx, scope, requestId, prepared.hash))!, created: false, starts: [] };
         }
         await check(tx);
         const id = randomUUID();
-        // The audit event and the posting in one round trip, the audit event first: the company's ledger row
-        // is held only from the posting statement to commit.
-        const [posted] = await selectBatch<Record<string, unknown>>(tx, [
+        // The audit event, the posting and its webhook event in one round trip, the audit event first: the
+        // company's ledger row is held only from the posting statement to commit. The webhook event reads
+        // the entry the posting wrote (none when the cut-off refused it) and writes nothing when no endpoint
+        // of the workspace subscribes.
+        const [posted, event] = await selectBatch<Record<string, unknown>>(tx, [
           callerEventStatement(principal, ctx, {
             action,
             subjectType: 'JOURNAL_ENTRY',
@@ -127,6 +136,7 @@ export function createJournalEntries({ db, companies }: { db: Sequelize; compani
             },
             prepared.lines,
           ),
+          journalEntryEventStatement(scope, { type: eventType, entryId: id }, webhookEvents.options),
         ]);
         const { number, lockedThrough, postedAt } = postedEntryOf(posted!);
         if (!postedAt) {
@@ -147,7 +157,7 @@ export function createJournalEntries({ db, companies }: { db: Sequelize; compani
           postedByMembershipId: principal.membershipId,
           correlationId: ctx.correlationId,
         };
-        return { entry, created: true };
+        return { entry, created: true, starts: recordedStartsOf(event!) };
       }, [contextStatement(scope, requestId, prepared.lines)]);
     } catch (err) {
       if (err instanceof DuplicateRowError) {
@@ -162,11 +172,13 @@ export function createJournalEntries({ db, companies }: { db: Sequelize; compani
       }
       throw err;
     }
+    await webhookEvents.dispatch(committed.starts);
+    return { entry: committed.entry, created: committed.created };
   }
 
   async function postJournalEntry(principal: Principal, legalEntityId: string, input: JournalEntryCreate, ctx: RequestContext) {
     const prepared = prepareEntry(input);
-    return commitEntry(principal, scopeOf(principal, legalEntityId), input.requestId, prepared, ctx, async () => undefined, 'ledger.entry.posted');
+    return commitEntry(principal, scopeOf(principal, legalEntityId), input.requestId, prepared, ctx, async () => undefined, 'ledger.entry.posted', 'journal-entry.posted');
   }
 
   async function reverseJournalEntry(principal: Principal, legalEntityId: string, entryId: string, input: Schemas['ReversalCreate'], ctx: RequestContext) {
@@ -184,7 +196,7 @@ export function createJournalEntries({ db, companies }: { db: Sequelize; compani
         });
       }
     };
-    return commitEntry(principal, scope, input.requestId, prepared, ctx, check, 'ledger.entry.reversed');
+    return commitEntry(principal, scope, input.requestId, prepared, ctx, check, 'ledger.entry.reversed', 'journal-entry.reversed');
   }
 
   async function getJournalEntry(principal: Principal, legalEntityId: string, entryId: string): Promise<JournalEntry> {

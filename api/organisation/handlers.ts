@@ -6,6 +6,7 @@ import { createCompany } from './company';
 import type { createInvitations } from './invitations';
 import { createRoles } from './roles';
 import { createUsers } from './users';
+import type { WebhookEvents } from '../webhooks/events';
 
 export type OrganisationOperation =
   | 'listUsers'
@@ -29,6 +30,7 @@ export function organisationHandlers(deps: {
   doc: OpenApiDocument;
   index: OperationIndex;
   invitations: ReturnType<typeof createInvitations>;
+  webhookEvents: WebhookEvents;
 }): HandlersOf<OrganisationOperation> {
   const { invitations } = deps;
   const users = createUsers(deps);

@@ -16,6 +16,7 @@ import type { Principal, RequestContext } from '../http/context';
 import type { Schemas } from '../http/operation-handler';
 import type { PageQuery } from '../http/pages';
 import { recordCallerEvent } from '../audit/caller-events';
+import type { WebhookEvents } from '../webhooks/events';
 
 type UserView = Schemas['UserView'];
 
@@ -36,8 +37,8 @@ function viewOf(row: MemberRow): UserView {
 const NO_MEMBER = 'No member with this id in your workspace';
 
 /** The workspace's members: list, read, change role/status/names, remove (interface.md §2.5). */
-export function createUsers(deps: { db: Sequelize }) {
-  const { db } = deps;
+export function createUsers(deps: { db: Sequelize; webhookEvents: WebhookEvents }) {
+  const { db, webhookEvents } = deps;
 
   async function listUsers(principal: Principal, filter: { q: string; status?: 'ACTIVE' | 'SUSPENDED'; role?: RoleCode } & PageQuery): Promise<Schemas['UserPage']> {
     const scope = { tenantId: principal.tenantId };
@@ -54,7 +55,7 @@ export function createUsers(deps: { db: Sequelize }) {
 
   async function updateUser(principal: Principal, membershipId: string, body: Schemas['UserRequest'], ctx: RequestContext): Promise<UserView> {
     const scope = { tenantId: principal.tenantId };
-    return withTenant(db, scope.tenantId, async (tx) => {
+    const { view, starts } = await withTenant(db, scope.tenantId, async (tx) => {
       const current = await findMember(tx, scope, membershipId, { lock: true });
       if (!current) throw new AppError('not-found', NO_MEMBER);
       // Any change (role, status, names): only by someone holding every role the member holds.
@@ -86,14 +87,20 @@ export function createUsers(deps: { db: Sequelize }) {
         subjectId: membershipId,
         details: changes.join('; '),
       });
-      const updated = await findMember(tx, scope, membershipId);
-      return viewOf(updated!);
+      const updated = (await findMember(tx, scope, membershipId))!;
+      const starts = await webhookEvents.record(tx, scope.tenantId, {
+        type: 'member.updated',
+        data: { membershipId, userId: updated.userId, roles: updated.roles, status: updated.status },
+      });
+      return { view: viewOf(updated), starts };
     });
+    await webhookEvents.dispatch(starts);
+    return view;
   }
 
   async function removeUser(principal: Principal, membershipId: string, body: Schemas['VersionRequest'], ctx: RequestContext): Promise<void> {
     const scope = { tenantId: principal.tenantId };
-    await withTenant(db, scope.tenantId, async (tx) => {
+    const starts = await withTenant(db, scope.tenantId, async (tx) => {
       const current = await findMember(tx, scope, membershipId, { lock: true });
       if (!current) throw new AppError('not-found', NO_MEMBER);
       (await grantsOf(tx, principal)).assertMayManage(current.roles, 'member');
@@ -111,7 +118,12 @@ export function createUsers(deps: { db: Sequelize }) {
         subjectId: membershipId,
         details: `${current.email}; ${ended} session(s) ended`,
       });
+      return webhookEvents.record(tx, scope.tenantId, {
+        type: 'member.removed',
+        data: { membershipId, userId: current.userId, roles: current.roles, status: 'REMOVED' },
+      });
     });
+    await webhookEvents.dispatch(starts);
   }
 
   return { listUsers, getUser, updateUser, removeUser };

@@ -21,6 +21,8 @@ import * as invitationMailboxProof from './2026.11.24T07.00.00.invitation-mailbo
 import * as passwordReset from './2026.11.24T08.00.00.password-reset';
 import * as headerAccounts from './2026.11.24T14.00.00.header-accounts';
 import * as magicLinks from './2026.11.25T06.00.00.magic-links';
+import * as webhooks from './2026.11.25T07.00.00.webhooks';
+import * as webhookDelivery from './2026.11.25T07.30.00.webhook-delivery';
 
 export type { MigrationContext };
 
@@ -53,4 +55,6 @@ export const MIGRATIONS: Array<{ name: string; module: MigrationModule }> = [
   { name: '2026.11.24T08.00.00.password-reset', module: passwordReset },
   { name: '2026.11.24T14.00.00.header-accounts', module: headerAccounts },
   { name: '2026.11.25T06.00.00.magic-links', module: magicLinks },
+  { name: '2026.11.25T07.00.00.webhooks', module: webhooks },
+  { name: '2026.11.25T07.30.00.webhook-delivery', module: webhookDelivery },
 ];

@@ -7,6 +7,7 @@ import { initMailModels } from './mail';
 import { initNotificationModels } from './notifications';
 import { initRateModels } from './rates';
 import { initWorkflowModels } from './workflows';
+import { initWebhookModels } from './webhooks';
 
 export * from './identity';
 export * from './organisation';
@@ -16,6 +17,7 @@ export * from './mail';
 export * from './notifications';
 export * from './rates';
 export * from './workflows';
+export * from './webhooks';
 
 // A table has a model when a repository reads or writes it through one; the tables that only raw SQL
 // touches have none (the list is in docs/decisions.md, "Data access has one rule").
@@ -30,4 +32,5 @@ export function initModels(sequelize: Sequelize): void {
   initNotificationModels(sequelize);
   initRateModels(sequelize);
   initWorkflowModels(sequelize);
+  initWebhookModels(sequelize);
 }

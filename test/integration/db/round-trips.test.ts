@@ -70,4 +70,17 @@ describe('POST /api/v1/ledger/{legalEntityId}/entries (postJournalEntry)', () =>
     expect(sent[2]).toMatch(/^INSERT INTO audit_events .*; WITH counter AS/);
     expect(sent[3]).toMatch(/^COMMIT/);
   });
+
+  test('when an endpoint of the workspace subscribes to journal-entry.posted, then the posting commits in the same four round trips (its webhook event travels in the batch) and then starts the delivery', async () => {
+    const bob = await registerWorkspace(stack);
+    await request(stack.app).post('/api/v1/webhooks/endpoints').set(...bearer(bob.accessToken))
+      .send({ url: 'http://127.0.0.1:9/hooks', eventTypes: ['journal-entry.posted'] }).expect(201);
+    const path = `/api/v1/ledger/${bob.me.company.id}/entries`;
+    const sent = await roundTrips((app) => request(app).post(path).set(...bearer(bob.accessToken)).send(simpleEntry('2025-02-03', '10')).expect(201));
+    expect(sent[2]).toMatch(/^INSERT INTO audit_events .*; WITH counter AS .*; WITH endpoints AS .* INSERT INTO webhook_events .* INSERT INTO workflow_starts/);
+    expect(sent[3]).toMatch(/^COMMIT/);
+    // After the commit: the outbox row of its one delivery is settled (claimed, started, marked) in a transaction of its own.
+    expect(sent.slice(4).every((text) => /workflow_starts|^START TRANSACTION|^COMMIT/.test(text))).toBe(true);
+    expect(sent.slice(4).filter((text) => /FROM workflow_starts WHERE started_at IS NULL AND id = /.test(text))).toHaveLength(1);
+  });
 });

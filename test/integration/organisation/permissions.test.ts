@@ -22,6 +22,7 @@ let subaccountId: string;
 let entryId: string;
 let closeId: string;
 let viewerRoleId: string;
+let webhookEndpointId: string;
 const tokens = new Map<string, string>();
 
 beforeAll(async () => {
@@ -41,6 +42,9 @@ beforeAll(async () => {
   await waitForClose(ledger, closeId);
   const roles = await api(stack).get('/api/v1/roles').set(...bearer(owner.accessToken)).expect(200);
   viewerRoleId = roles.body.find((r: { code: string }) => r.code === 'VIEWER').id;
+  const endpoint = await api(stack).post('/api/v1/webhooks/endpoints').set(...bearer(owner.accessToken))
+    .send({ url: 'http://127.0.0.1:9/permissions', eventTypes: ['webhook.test'] }).expect(201);
+  webhookEndpointId = endpoint.body.id;
 });
 afterAll(async () => {
   await stack.stop();
@@ -125,6 +129,20 @@ const OPERATIONS: Array<[string, string[], Call]> = [
   ['getNotificationStatus', MEMBER_READERS, () => api(stack).get(`/api/v1/notifications/messages/${randomUUID()}`)],
   ['listRates', ALL, () => api(stack).get('/api/v1/rates')],
   ['refreshRates', MEMBER_ADMINS, () => api(stack).post('/api/v1/rates/refresh')],
+  ['listWebhookEventTypes', ALL, () => api(stack).get('/api/v1/webhooks/event-types')],
+  ['createWebhookEndpoint', MEMBER_ADMINS, (role) => api(stack).post('/api/v1/webhooks/endpoints').send({ url: `http://127.0.0.1:9/${role}`, eventTypes: ['webhook.test'] })],
+  ['listWebhookEndpoints', MEMBER_ADMINS, () => api(stack).get('/api/v1/webhooks/endpoints')],
+  ['getWebhookEndpoint', MEMBER_ADMINS, () => api(stack).get(`/api/v1/webhooks/endpoints/${webhookEndpointId}`)],
+  [
+    'updateWebhookEndpoint',
+    MEMBER_ADMINS,
+    () => api(stack).put(`/api/v1/webhooks/endpoints/${webhookEndpointId}`).send({ url: 'http://127.0.0.1:9/x', eventTypes: ['webhook.test'], enabled: true, lockVersion: 99 }),
+  ],
+  ['deleteWebhookEndpoint', MEMBER_ADMINS, () => api(stack).delete(`/api/v1/webhooks/endpoints/${randomUUID()}`)],
+  ['rotateWebhookEndpointSecret', MEMBER_ADMINS, () => api(stack).post(`/api/v1/webhooks/endpoints/${webhookEndpointId}/secret`)],
+  ['listWebhookDeliveries', MEMBER_ADMINS, () => api(stack).get(`/api/v1/webhooks/endpoints/${webhookEndpointId}/deliveries`)],
+  ['retryWebhookDelivery', MEMBER_ADMINS, () => api(stack).post(`/api/v1/webhooks/endpoints/${webhookEndpointId}/deliveries/${randomUUID()}/retry`)],
+  ['sendWebhookTestEvent', MEMBER_ADMINS, () => api(stack).post(`/api/v1/webhooks/endpoints/${webhookEndpointId}/test`)],
   // Last: once the ADMIN has archived the company, the other roles are still refused by permission first.
   ['archiveCompany', MEMBER_ADMINS, () => api(stack).post('/api/v1/company/archive')],
 ];

@@ -4,13 +4,18 @@ import { api, bearer, mailedInvitationToken, registerWorkspace, waitForMail, typ
 import { until } from '../../helpers/worker-process';
 import { withTenant } from '../../../db/connection';
 import { ledgerApi, simpleEntry, waitForClose } from '../../helpers/ledger';
+import { startReceiver, type Receiver } from '../../helpers/webhook-deliveries';
 
 let stack: TestStack;
 let a: Registered;
 let b: Registered;
+let receiver: Receiver;
 beforeAll(async () => {
   stack = await startTestStack();
+  receiver = await startReceiver();
   [a, b] = await Promise.all([registerWorkspace(stack), registerWorkspace(stack)]);
+  // A webhook endpoint, so the posting below records an event and a delivery, and the delivery its attempt.
+  await api(stack).post('/api/v1/webhooks/endpoints').set(...bearer(a.accessToken)).send({ url: receiver.url, eventTypes: ['journal-entry.posted'] }).expect(201);
   // A row in each accounting table, so every tenant table below has rows to hide.
   const company = `/api/v1/accounting-settings/${a.me.company.id}`;
   await api(stack).post(`${company}/accounts`).set(...bearer(a.accessToken)).send({ code: '0199', name: 'Tools', type: 'ASSET', enabled: true }).expect(201);
@@ -44,9 +49,17 @@ beforeAll(async () => {
     });
     return row!.n > 0 ? true : null;
   }, 10_000, 'the invitation mail linked to its audit event');
+  await until(async () => {
+    const [row] = await stack.admin.query<{ n: number }>('SELECT count(*)::int AS n FROM webhook_attempts WHERE tenant_id = :a', {
+      replacements: { a: a.me.tenantId },
+      type: QueryTypes.SELECT,
+    });
+    return row!.n > 0 ? true : null;
+  }, 15_000, 'the webhook delivery\'s attempt recorded');
 });
 afterAll(async () => {
   await stack.stop();
+  await receiver.close();
 });
 
 async function tenantTables(db: Sequelize): Promise<Array<{ table: string; rls: boolean; forced: boolean; policies: number }>> {
@@ -72,6 +85,7 @@ describe('row-level security', () => {
         'ledger_states', 'journal_entries', 'journal_lines', 'period_closes', 'period_close_balances',
         'membership_invitations', 'invitation_acceptances',
         'push_devices', 'push_messages', 'push_deliveries', 'mail_audit_links',
+        'webhook_endpoints', 'webhook_events', 'webhook_deliveries', 'webhook_attempts', 'webhook_endpoint_slots',
       ]),
     );
     for (const t of tables) {
@@ -99,6 +113,7 @@ describe('row-level security', () => {
     expect(functions.map((f) => f.name)).toEqual(
       expect.arrayContaining([
         'app_claim_push_device', 'app_identity_memberships', 'app_prune', 'mail_messages_to_audit', 'app_load_principal', 'app_refresh_token_tenant', 'app_revoke_identity_sessions', 'app_tenant_by_slug',
+        'app_webhook_subscriber_tenants',
       ]),
     );
     for (const f of functions) expect(f).toEqual({ name: f.name, owner: stack.config.database.definerRole, login: false, bypass: true, definer: true });

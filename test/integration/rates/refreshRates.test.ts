@@ -7,6 +7,8 @@ import { fixture, startRateFeeds, type RateFeeds } from '../../helpers/rate-feed
 import { startWorkerProcess, until } from '../../helpers/worker-process';
 import { ensureRatesSchedule } from '../../../adapters/temporal/rates-schedule';
 import type { RefreshRatesResult } from '../../../contracts/rates';
+import { startReceiver } from '../../helpers/webhook-deliveries';
+import { deliveryStarts, storedWebhooks, webhooksApi } from '../../helpers/webhook-endpoints';
 
 // DESIGN.md §6: the rates-refresh Schedule, its workflow with one activity per source, FRESH / STALE /
 // UNAVAILABLE, history by effective day. The banks are a local server serving recorded documents.
@@ -153,6 +155,40 @@ describe('listRates and refreshRates: exchange rates (refreshRatesWorkflow, the 
     expect(before.body).toMatchObject({ status: 'UNAVAILABLE', stale: true });
     expect(before.body.items.map((i: { code: string }) => i.code)).toEqual(['UZS']);
   });
+
+  test('rates.refreshed: a refresh that stores new rates is one event in each workspace with a live subscribed endpoint and none elsewhere; an unchanged refresh is none', async () => {
+    const receiver = await startReceiver();
+    try {
+      const hooks = webhooksApi(stack, owner);
+      const first = (await hooks.create({ url: receiver.url, eventTypes: ['rates.refreshed'] }).expect(201)).body.id;
+      const second = (await hooks.create({ url: receiver.url, eventTypes: ['member.joined', 'rates.refreshed'] }).expect(201)).body.id;
+      const elsewhere = await registerWorkspace(stack);
+      await webhooksApi(stack, elsewhere).create({ url: receiver.url, eventTypes: ['journal-entry.posted'] }).expect(201);
+      const disabled = await registerWorkspace(stack);
+      const off = (await webhooksApi(stack, disabled).create({ url: receiver.url, eventTypes: ['rates.refreshed'] }).expect(201)).body.id;
+      await webhooksApi(stack, disabled).update(off, { url: receiver.url, eventTypes: ['rates.refreshed'], enabled: false, lockVersion: 1 }).expect(200);
+
+      // The central bank's latest day is stored anew (its rows are removed first); the commercial bank's quotes are unchanged.
+      await stack.admin.query("DELETE FROM exchange_rates WHERE source = 'CBU' AND effective_date = '2026-11-21'");
+      const result = await refresh();
+      expect(result.sources.map((s) => ('changed' in s ? [s.source, s.changed] : [s.source, s.status]))).toEqual([['CBU', 14], ['BANK', 0]]);
+
+      const { events, deliveries } = await storedWebhooks(stack, owner.me.tenantId);
+      expect(events.map((e) => [e.type, e.payload])).toEqual([['rates.refreshed', { source: 'CBU', effectiveDate: '2026-11-21', changedRates: 14 }]]);
+      expect(deliveries.map((d) => d.endpoint_id).sort()).toEqual([first, second].sort());
+      // Written by the workflow's activity with this workspace as the transaction's tenant; due at once for the relay.
+      const starts = await deliveryStarts(stack, events[0]!.id);
+      expect(starts.map((s) => [s.tenant_attribute, s.due_now])).toEqual([[owner.me.tenantId, true], [owner.me.tenantId, true]]);
+      expect(await storedWebhooks(stack, elsewhere.me.tenantId)).toEqual({ events: [], deliveries: [] });
+      expect(await storedWebhooks(stack, disabled.me.tenantId)).toEqual({ events: [], deliveries: [] });
+      await until(async () => (receiver.received.filter((r) => r.headers['webhook-id'] === events[0]!.id).length === 2 ? true : null), 15_000, 'both deliveries received');
+
+      await refresh();
+      expect((await storedWebhooks(stack, owner.me.tenantId)).events).toHaveLength(1);
+    } finally {
+      await receiver.close();
+    }
+  }, 60_000);
 
   test('FRESH → STALE when the last success is two intervals old (moved through the stored timestamp)', async () => {
     const age = async (seconds: number) => {

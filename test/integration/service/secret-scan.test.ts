@@ -4,6 +4,7 @@ import { startTestStack, type TestStack } from '../../helpers/stack';
 import { api, bearer, mailedInvitationToken, magicLinkTokenFrom, readMail, registerWorkspace, uniqueEmail, waitForMail, type Registered } from '../../helpers/clients';
 import { codeFrom, enableEmailFactor, isCodeMail, enableTotp, mailCount, nextCode, totpCode } from '../../helpers/second-factors';
 import { until } from '../../helpers/worker-process';
+import { startReceiver } from '../../helpers/webhook-deliveries';
 
 // What a run leaves behind holds no secret: every API and worker log line (at debug level), every audit
 // event of the workspaces, and every payload of every workflow history on the run's task queue. The run
@@ -131,6 +132,22 @@ describe('secret scan of everything a run leaves behind', () => {
       const res = await api(stack).get(`/api/v1/notifications/messages/${pushed.body.id}`).set(...bearer(loggedIn.body.accessToken)).expect(200);
       return res.body.status === 'DELIVERED' ? true : null;
     }, 20_000, 'the push delivered');
+    // A webhook endpoint's signing secret: answered at creation and at rotation, used to sign a test event each time.
+    const receiver = await startReceiver();
+    try {
+      const hooks = '/api/v1/webhooks/endpoints';
+      const endpoint = await api(stack).post(hooks).set(...bearer(loggedIn.body.accessToken)).send({ url: receiver.url, eventTypes: ['webhook.test'] }).expect(201);
+      keep('webhook secret', endpoint.body.secret);
+      keep('webhook secret (key)', endpoint.body.secret.slice('whsec_'.length));
+      await api(stack).post(`${hooks}/${endpoint.body.id}/test`).set(...bearer(loggedIn.body.accessToken)).expect(202);
+      const rotated = await api(stack).post(`${hooks}/${endpoint.body.id}/secret`).set(...bearer(loggedIn.body.accessToken)).expect(200);
+      keep('rotated webhook secret', rotated.body.secret);
+      keep('rotated webhook secret (key)', rotated.body.secret.slice('whsec_'.length));
+      await api(stack).post(`${hooks}/${endpoint.body.id}/test`).set(...bearer(loggedIn.body.accessToken)).expect(202);
+      await until(async () => (receiver.received.length >= 2 ? true : null), 20_000, 'both webhook test events delivered');
+    } finally {
+      await receiver.close();
+    }
     keep('callback token', stack.config.mail.callbackToken);
     await api(stack).post('/api/v1/callbacks/email-events').set('Host', `callbacks.${stack.config.baseDomain}`).set('X-Auth', stack.config.mail.callbackToken)
       .send([{ event: 'delivered', sg_event_id: randomUUID(), sg_message_id: 'unknown.filter', timestamp: 1 }]).expect(204);

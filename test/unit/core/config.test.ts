@@ -1,6 +1,11 @@
 import { loadConfig } from '../../../core/config';
 
 describe('configuration is validated at start-up', () => {
+  test('webhook retries wait 10 s, 30 s, 2 min, … 4 h by default; WEBHOOK_RETRY_INTERVALS_MS replaces the waits', () => {
+    expect(loadConfig({ NODE_ENV: 'development' }).webhooks.retryIntervalsMs).toEqual([10000, 30000, 120000, 600000, 1800000, 3600000, 7200000, 14400000]);
+    expect(loadConfig({ NODE_ENV: 'development', WEBHOOK_RETRY_INTERVALS_MS: '200, 400' }).webhooks.retryIntervalsMs).toEqual([200, 400]);
+  });
+
   test('defaults: 15-minute access tokens, refresh tokens sliding within an absolute limit', () => {
     const config = loadConfig({ NODE_ENV: 'development' });
     expect(config.jwt.accessTokenTtlSeconds).toBe(900);
@@ -95,6 +100,8 @@ describe('configuration is validated at start-up', () => {
     [{ NODE_ENV: 'development', RATES_SCHEDULE_ID: 'rates refresh' }, /RATES_SCHEDULE_ID must be/],
     [{ NODE_ENV: 'development', JWT_KEYS: 'k1:c2hvcnQ=' }, /at least 32 bytes/],
     [{ NODE_ENV: 'development', REFRESH_TOKEN_IDLE_TTL_SECONDS: '7200', REFRESH_TOKEN_ABSOLUTE_TTL_SECONDS: '3600' }, /cannot exceed/],
+    [{ NODE_ENV: 'development', WEBHOOK_RETRY_INTERVALS_MS: '10000,,30000' }, /WEBHOOK_RETRY_INTERVALS_MS must be up to 50 comma-separated waits/],
+    [{ NODE_ENV: 'development', WEBHOOK_RETRY_INTERVALS_MS: '0' }, /WEBHOOK_RETRY_INTERVALS_MS must be/],
   ])('%o is refused', (env, message) => {
     expect(() => loadConfig(env as Record<string, string>)).toThrow(message);
   });

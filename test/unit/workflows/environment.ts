@@ -31,7 +31,8 @@ export interface WorkflowTestEnvironment {
   teardown(): Promise<void>;
 }
 
-export async function startWorkflowEnvironment(): Promise<WorkflowTestEnvironment> {
+/** `dynamicConfig`: more of the server's dynamic configuration, as `key=value` (e.g. a lower history limit). */
+export async function startWorkflowEnvironment(options: { dynamicConfig?: string[] } = {}): Promise<WorkflowTestEnvironment> {
   // The failures the tests provoke would log a warning each; anything else still reaches the console.
   const provoked = new Set(['Activity failed', 'Workflow failed']);
   Runtime.install({
@@ -47,7 +48,7 @@ export async function startWorkflowEnvironment(): Promise<WorkflowTestEnvironmen
         searchAttributes: [TENANT_ID],
         // The dev server may fire a timer up to a second late by default; a retry 10 ms after an outage
         // (see `outage`) would wait that second every time.
-        extraArgs: ['--dynamic-config-value', 'history.timerProcessorMaxTimeShift="10ms"'],
+        extraArgs: ['--dynamic-config-value', 'history.timerProcessorMaxTimeShift="10ms"', ...(options.dynamicConfig ?? []).flatMap((value) => ['--dynamic-config-value', value])],
       },
     }),
     bundleWorkflowCode({ workflowsPath: require.resolve('../../../workflows'), logger: quiet }),

@@ -1,0 +1,84 @@
+import type { Sequelize } from 'sequelize';
+import { AppError } from '../../core/problems';
+import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../../contracts/webhooks';
+import type { OpenApiDocument } from '../../contracts/operations';
+import { withTenant, type Tx } from '../../db/connection';
+import { findEndpoint } from '../../db/repositories/webhooks/endpoints';
+import { recordWebhookEvent, recordWebhookTestEvent, type RecordedStart, type RecordOptions, type WebhookEvent } from '../../db/repositories/webhooks/events';
+import type { Principal, RequestContext } from '../http/context';
+import type { Schemas } from '../http/operation-handler';
+import type { WorkflowClient } from '../workflow-client';
+import { recordCallerEvent } from '../audit/caller-events';
+
+/**
+ * How a request produces webhook events: recorded in its own transaction (with the change that causes
+ * them, so a rolled-back change sends nothing), dispatched right after its commit. What dispatch cannot
+ * start (Temporal unreachable, the process gone) the start relay starts later.
+ */
+export interface WebhookEvents {
+  /** For repository statements that record an event inside a batch (the posting path). */
+  readonly options: RecordOptions;
+  record(tx: Tx, tenantId: string, event: WebhookEvent): Promise<RecordedStart[]>;
+  /** Starts the deliveries' workflows; call after the commit. */
+  dispatch(starts: RecordedStart[]): Promise<void>;
+}
+
+export function createWebhookEvents(deps: { workflows: WorkflowClient; taskQueue: string }): WebhookEvents {
+  const options: RecordOptions = { taskQueue: deps.taskQueue, dispatch: 'caller' };
+  return {
+    options,
+    record: (tx, tenantId, event) => recordWebhookEvent(tx, { tenantId }, event, options),
+    async dispatch(starts) {
+      for (const { startId } of starts) await deps.workflows.dispatch({ id: startId });
+    },
+  };
+}
+
+/** The event types with their payload schemas, read once from the document (the one place they are defined). */
+function eventTypesOf(doc: OpenApiDocument): Schemas['WebhookEventTypeInfo'][] {
+  const schemas = ((doc.components as { schemas?: Record<string, Record<string, unknown>> } | undefined)?.schemas ?? {});
+  const byType = new Map<string, { schema: string; description: string }>();
+  for (const [name, schema] of Object.entries(schemas)) {
+    const type = schema['x-webhook-event-type'];
+    if (typeof type === 'string') byType.set(type, { schema: name, description: String(schema.description ?? '') });
+  }
+  return WEBHOOK_EVENT_TYPES.map((type: WebhookEventType) => {
+    const found = byType.get(type);
+    if (!found) throw new Error(`the OpenAPI document has no payload schema for the webhook event type ${type}`);
+    return { type, ...found };
+  });
+}
+
+const TEST_MESSAGE = 'A test event, sent on request: this endpoint receives and verifies signed events.';
+
+/** The event catalogue and the test event. */
+export function createWebhookEventOperations(deps: { db: Sequelize; doc: OpenApiDocument; events: WebhookEvents }) {
+  const { db, events } = deps;
+  const catalogue = eventTypesOf(deps.doc);
+
+  function listWebhookEventTypes(): Schemas['WebhookEventTypeInfo'][] {
+    return catalogue;
+  }
+
+  /** Records a webhook.test event with one delivery to the endpoint (whatever it subscribes to), then starts it. */
+  async function sendWebhookTestEvent(principal: Principal, endpointId: string, ctx: RequestContext): Promise<Schemas['WebhookTestAccepted']> {
+    const scope = { tenantId: principal.tenantId };
+    const recorded = await withTenant(db, scope.tenantId, async (tx) => {
+      const endpoint = await findEndpoint(tx, scope, endpointId, { lock: true });
+      if (!endpoint) throw new AppError('not-found', 'No webhook endpoint with this id in your workspace');
+      if (!endpoint.enabled) throw new AppError('conflict', 'The endpoint is disabled: enable it before sending it a test event');
+      const test = (await recordWebhookTestEvent(tx, scope, endpointId, { endpointId, message: TEST_MESSAGE }, events.options))!;
+      await recordCallerEvent(tx, principal, ctx, {
+        action: 'webhooks.test.sent',
+        subjectType: 'WEBHOOK_ENDPOINT',
+        subjectId: endpointId,
+        details: `event ${test.eventId}, delivery ${test.start.deliveryId}`,
+      });
+      return test;
+    });
+    await events.dispatch([recorded.start]);
+    return { eventId: recorded.eventId, deliveryId: recorded.start.deliveryId };
+  }
+
+  return { listWebhookEventTypes, sendWebhookTestEvent };
+}
