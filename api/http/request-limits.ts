@@ -66,12 +66,16 @@ export function createRequestLimits(
  * somewhere else, while guessing stays bounded per address.
  */
 export interface CredentialGuard {
-  /** Refuses with 429 while the pair or the IP is blocked; counts nothing. */
-  check(keys: { email: string; ip: string | null }): Promise<void>;
+  /** Refuses with 429 while the pair or the IP is blocked (counting nothing); else the attempt to settle. */
+  check(keys: { email: string; ip: string | null }): Promise<CredentialAttempt>;
+}
+
+/** One checked attempt: its outcome is counted once, by one of these. */
+export interface CredentialAttempt {
   /** Counts one failed check (it may block the pair or the IP from the next request on). */
-  fail(keys: { email: string; ip: string | null }): Promise<void>;
-  /** A passed check clears the pair's consecutive failures. */
-  succeed(keys: { email: string; ip: string | null }): Promise<void>;
+  fail(): Promise<void>;
+  /** A passed check clears the pair's consecutive failures (nothing to write when there were none). */
+  succeed(): Promise<void>;
 }
 
 export function createCredentialGuard(
@@ -96,21 +100,24 @@ export function createCredentialGuard(
 
   return {
     async check({ email, ip }) {
-      const [pair, address] = await Promise.all([byPair.get(pairKey(email, ip)), ip ? byIp.get(ip) : Promise.resolve(null)]);
+      const key = pairKey(email, ip);
+      const [pair, address] = await Promise.all([byPair.get(key), ip ? byIp.get(ip) : Promise.resolve(null)]);
       const blocked = [
         pair && pair.consumedPoints > policy.perEmailAndIp ? pair.msBeforeNext : null,
         address && address.consumedPoints > policy.perIpPerDay ? address.msBeforeNext : null,
       ].filter((ms): ms is number => ms !== null);
       if (blocked.length > 0) throw refuse(Math.max(...blocked));
-    },
-    async fail({ email, ip }) {
-      const outcomes = await Promise.allSettled([byPair.consume(pairKey(email, ip)), ...(ip ? [byIp.consume(ip)] : [])]);
-      const error = outcomes.find((o) => o.status === 'rejected' && !(o.reason instanceof RateLimiterRes));
-      if (error) throw (error as PromiseRejectedResult).reason;
-      // A failure that reached the limit is still answered as a failure; the block holds from the next request.
-    },
-    async succeed({ email, ip }) {
-      await byPair.delete(pairKey(email, ip));
+      return {
+        async fail() {
+          const outcomes = await Promise.allSettled([byPair.consume(key), ...(ip ? [byIp.consume(ip)] : [])]);
+          const error = outcomes.find((o) => o.status === 'rejected' && !(o.reason instanceof RateLimiterRes));
+          if (error) throw (error as PromiseRejectedResult).reason;
+          // A failure that reached the limit is still answered as a failure; the block holds from the next request.
+        },
+        async succeed() {
+          if (pair && pair.consumedPoints > 0) await byPair.delete(key);
+        },
+      };
     },
   };
 }

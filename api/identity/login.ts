@@ -59,8 +59,7 @@ export function createLogin(deps: LoginServiceDeps) {
     const email = normaliseEmail(input.email);
     // Before any lookup or hash: every login request counts, the second steps too (each one checks the password).
     await deps.limits.consume('login', { ip: ctx.ipAddress, target: email });
-    const who = { email, ip: ctx.ipAddress };
-    await deps.guard.check(who);
+    const attempt = await deps.guard.check({ email, ip: ctx.ipAddress });
     assertPasswordWithinBytes('password', input.password);
     let hostTenantId: string | null = null;
     if (ctx.host.kind === 'tenant') {
@@ -70,8 +69,8 @@ export function createLogin(deps: LoginServiceDeps) {
     const identity = await findIdentityByEmail(db, email);
     // Unknown emails cost one hash too, so timing does not reveal which emails exist.
     const passwordOk = await deps.hasher.verify(input.password, identity?.passwordHash ?? null, ctx.ipAddress);
-    if (!passwordOk) await deps.guard.fail(who);
-    else await deps.guard.succeed(who);
+    if (!passwordOk) await attempt.fail();
+    else await attempt.succeed();
     if (!identity) throw new AppError('invalid-credentials');
 
     const memberships = await activeMembershipsOf(db, identity.id);

@@ -60,8 +60,7 @@ export function createPasswordReset(deps: PasswordResetDeps) {
    */
   async function resetPassword(input: Schemas['PasswordReset'], ctx: RequestContext): Promise<PasswordResetOutcome> {
     const email = normaliseEmail(input.email);
-    const who = { email, ip: ctx.ipAddress };
-    await deps.guard.check(who);
+    const attempt = await deps.guard.check({ email, ip: ctx.ipAddress });
     const factor = factorOf(input, 'login-factors-invalid');
     assertNewPassword(input.newPassword, input.confirmPassword, NEW_PASSWORD_MIN_CHARACTERS, 'newPassword');
     const magicLink = await findMagicLinkByToken(db, { tokenHash: sha256(input.token), purpose: 'PASSWORD_RESET' });
@@ -74,7 +73,7 @@ export function createPasswordReset(deps: PasswordResetDeps) {
       magicLink.expiresAt.getTime() > Date.now();
     const identity = usable ? await findIdentityByEmail(db, email) : null;
     if (!magicLink || !identity) {
-      await deps.guard.fail(who);
+      await attempt.fail();
       throw new AppError('password-reset-invalid');
     }
 
@@ -105,7 +104,7 @@ export function createPasswordReset(deps: PasswordResetDeps) {
         });
       }
     });
-    await deps.guard.succeed(who);
+    await attempt.succeed();
     return { kind: 'reset' };
   }
 

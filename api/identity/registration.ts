@@ -60,7 +60,7 @@ export function createRegistration(deps: RegistrationDeps) {
     const email = normaliseEmail(input.email);
     await deps.limits.consume('register', { ip: ctx.ipAddress, target: email });
     const who = { email, ip: ctx.ipAddress };
-    await deps.guard.check(who);
+    const attempt = await deps.guard.check(who);
     assertNewPassword(input.password, input.confirmPassword, REGISTRATION_PASSWORD_MIN_CHARACTERS);
     const magicLink = await findMagicLinkByToken(deps.db, { tokenHash: sha256(input.token) });
     const usable =
@@ -72,7 +72,7 @@ export function createRegistration(deps: RegistrationDeps) {
       magicLink.expiresAt.getTime() > Date.now();
     if (!magicLink || !usable) {
       // Guessing magic links is bounded per address; the owner's own link from elsewhere still works.
-      await deps.guard.fail(who);
+      await attempt.fail();
       throw new AppError('registration-proof-invalid');
     }
 

@@ -1,5 +1,5 @@
 import type { Sequelize } from 'sequelize';
-import { withTenant } from '../../db/connection';
+import { withTenant, type Tx } from '../../db/connection';
 import {
   createInvitation as insertInvitation,
   findInvitation,
@@ -89,12 +89,7 @@ export function createInvitations(deps: InvitationDeps) {
       });
       const startId =
         delivery === 'EMAIL'
-          ? await deps.workflows.enqueue<MailInvitationWorkflow>(tx, MAIL_INVITATION_WORKFLOW, {
-              workflowId: mailInvitationWorkflowId(invitation.id),
-              args: [{ tenantId: scope.tenantId, invitationId: invitation.id, correlationId: ctx.correlationId, auditEventId }],
-              tenantId: scope.tenantId,
-              idReusePolicy: 'REJECT_DUPLICATE',
-            })
+          ? await enqueueInvitationMail(tx, scope.tenantId, invitation.id, ctx, auditEventId)
           : null;
       return { ...invitation, startId };
     });
@@ -113,19 +108,22 @@ export function createInvitations(deps: InvitationDeps) {
     });
   }
 
+  /** Records the start of mailInvitationWorkflow in `tx`: once per invitation (its id is the invitation's). */
+  function enqueueInvitationMail(tx: Tx, tenantId: string, invitationId: string, ctx: RequestContext, auditEventId?: string): Promise<string> {
+    return deps.workflows.enqueue<MailInvitationWorkflow>(tx, MAIL_INVITATION_WORKFLOW, {
+      workflowId: mailInvitationWorkflowId(invitationId),
+      args: [{ tenantId, invitationId, correlationId: ctx.correlationId, ...(auditEventId ? { auditEventId } : {}) }],
+      tenantId,
+      idReusePolicy: 'REJECT_DUPLICATE',
+    });
+  }
+
   /**
    * Starts the invitation mail for an invitation whose token was handed to the inviter: the address's
    * reader joins from the mailed link. Once per invitation (mailInvitationWorkflow's id is the invitation's).
    */
   async function mailJoinLink(tenantId: string, invitationId: string, ctx: RequestContext): Promise<void> {
-    const startId = await withTenant(db, tenantId, (tx) =>
-      deps.workflows.enqueue<MailInvitationWorkflow>(tx, MAIL_INVITATION_WORKFLOW, {
-        workflowId: mailInvitationWorkflowId(invitationId),
-        args: [{ tenantId, invitationId, correlationId: ctx.correlationId }],
-        tenantId,
-        idReusePolicy: 'REJECT_DUPLICATE',
-      }),
-    );
+    const startId = await withTenant(db, tenantId, (tx) => enqueueInvitationMail(tx, tenantId, invitationId, ctx));
     await deps.workflows.dispatch({ id: startId });
   }
 
@@ -143,16 +141,16 @@ export function createInvitations(deps: InvitationDeps) {
     // A wrong password here is a stranger's as often as the owner's: it counts against this address's
     // failures for the email (the login protection), never against the identity's second-factor attempts.
     const who = { email: invitation.email, ip: ctx.ipAddress };
-    await deps.guard.check(who);
+    const attempt = await deps.guard.check(who);
     const identity = await findIdentityByEmail(db, invitation.email);
     let passwordHash: string | null = null;
     if (identity) {
       // The current password, never replaced.
       if (!(await deps.hasher.verify(body.password, identity.passwordHash, ctx.ipAddress))) {
-        await deps.guard.fail(who);
+        await attempt.fail();
         throw notAuthenticated();
       }
-      await deps.guard.succeed(who);
+      await attempt.succeed();
     } else if (invitation.mailboxProven) {
       // The mailed token: its holder reads the mailbox, so a new identity may be created with this password.
       assertNewPassword(body.password, body.password, NEW_IDENTITY_PASSWORD_MIN_CHARACTERS);
@@ -162,7 +160,7 @@ export function createInvitations(deps: InvitationDeps) {
       // answer is the one a wrong password of an existing identity gets (same status, body and hash cost),
       // and the address is mailed its own link, from which its reader joins.
       await deps.hasher.verify(body.password, null, ctx.ipAddress);
-      await deps.guard.fail(who);
+      await attempt.fail();
       if (!invitation.mailedAt) await mailJoinLink(tenantId, invitation.id, ctx);
       throw notAuthenticated();
     }
