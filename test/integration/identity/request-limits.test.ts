@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import express from 'express';
 import request from 'supertest';
 import { QueryTypes } from 'sequelize';
 import { createApp } from '../../../api/app';
@@ -9,6 +10,7 @@ import { enableEmailFactor } from '../../helpers/second-factors';
 
 // The limits here are the configured defaults (an empty value means the default); every test sends its
 // own client IPs through X-Forwarded-For, believed because the test trusts the loopback proxy.
+const FILE_IP = '192.0.2.250';
 let stack: TestStack;
 let counted: ReturnType<typeof createApp>;
 let hashes = 0;
@@ -21,6 +23,15 @@ beforeAll(async () => {
     RATE_LIMIT_EMAIL_CHALLENGE_PER_IP: '',
     RATE_LIMIT_PASSWORD_RESET_PER_IP: '',
   });
+  // Other test files count their own requests under 127.0.0.1 in the same store: this file's requests that
+  // name no client IP of their own (the helpers') come from an address only this file uses.
+  const own = express();
+  own.use((req, _res, next) => {
+    req.headers['x-forwarded-for'] ??= FILE_IP;
+    next();
+  });
+  own.use(stack.app);
+  stack.app = own;
   const real = createPasswordHasher(stack.config.passwords.scryptLogN);
   const counting: PasswordHasher = {
     ...real,
@@ -154,7 +165,10 @@ describe('request-rate limits (per client IP, and per email from one client IP) 
 
   test('X-Forwarded-For is believed only from a configured proxy: otherwise the client IP is the socket peer', async () => {
     const user = await registerWorkspace(stack);
-    const untrusting = anotherApp(stack, { config: { ...stack.config, trustProxy: [] } });
+    // The untrusting app counts by the socket peer, 127.0.0.1, which every test file shares: its per-IP
+    // login limit is lifted, so only the address it records is under test here.
+    const requestLimits = { ...stack.config.requestLimits, login: { ...stack.config.requestLimits.login, perIp: { points: 1_000_000, seconds: 1 } } };
+    const untrusting = anotherApp(stack, { config: { ...stack.config, trustProxy: [], requestLimits } });
     await request(untrusting).post('/api/v1/auth/login').set('X-Forwarded-For', '203.0.113.7').send({ email: user.email, password: 'a wrong password here' }).expect(401);
     await request(stack.app).post('/api/v1/auth/login').set('X-Forwarded-For', '203.0.113.8').send({ email: user.email, password: 'a wrong password here' }).expect(401);
     const events = await stack.admin.query<{ ip_address: string }>(
