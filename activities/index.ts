@@ -3,6 +3,7 @@ import { createRegisterActivities, type RegisterDeps } from './identity/register
 import { createEmailChallengeActivities, type EmailChallengeDeps } from './identity/email-challenge';
 import { createRequestPasswordResetActivities, type RequestPasswordResetDeps } from './identity/request-password-reset';
 import { createClosePeriodActivities } from './ledger/close-period';
+import { createPostRevaluationActivities } from './ledger/post-revaluation';
 import { createMailInvitationActivities, type MailInvitationDeps } from './organisation/mail-invitation';
 import { createAcceptInvitationActivities, type AcceptInvitationDeps } from './organisation/accept-invitation';
 import { createRefreshRatesActivities, type RefreshRatesDeps } from './rates/refresh-rates';
@@ -29,6 +30,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createRequestPasswordResetActivities(deps),
     ...createEmailChallengeActivities(deps),
     ...createClosePeriodActivities(deps),
+    ...createPostRevaluationActivities(deps),
     ...createMailInvitationActivities(deps),
     ...createAcceptInvitationActivities(deps),
     ...createRefreshRatesActivities(deps),

@@ -167,6 +167,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(webRoutes({ publicUrl: config.publicUrl, baseDomain: config.baseDomain }));
   app.use(
     mountOperations({
+      doc,
       index,
       handlers: createHandlers(deps, doc, index, hasher, tokens, metrics),
       authenticate: authenticate({ db, tokens }),

@@ -4,21 +4,29 @@
 //   2. the account list's SQL in pgbench, simple protocol and prepared statements;
 //   3. posting two-line entries over HTTP (wrk) beside pgbench of the same writes, one company and eight,
 //      and beside pgbench of the posting request's whole SQL;
-//   4. a workflow-backed step (step-up with an email code: a Temporal update) beside the same step checked
+//   4. posting the same two-line entry with a USD line at the stored CBU rate beside it all in UZS (wrk,
+//      two runs each);
+//   5. a workflow-backed step (step-up with an email code: a Temporal update) beside the same step checked
 //      in the API alone (an authenticator code), p50 of sequential requests; requestMagicLinkWorkflow
 //      completions per second;
-//   5. reads while password hashing is saturated: logins/s, the list's req/s against idle, event-loop lag.
-// Start the service with the request-rate limits raised (they would stop the load):
+//   6. reads while password hashing is saturated: logins/s, the list's req/s against idle, event-loop lag;
+//   7. a revaluation over 100,000 foreign lines (bulk-loaded, about 20 s) beside a trial balance of the same
+//      lines (BENCH_REVALUATION_LINES, BENCH_SUBACCOUNTS as for npm run bench:revaluation).
+// BENCH_ONLY picks sections: reads,sql,posting,foreign,steps,hashing,revaluation (all by default).
+// Start the service with the request-rate limits raised, and the password hashes one client address may
+// have at once (the workspaces are registered eight at a time, all from this address; they would stop the load):
 //   RATE_LIMIT_MAGIC_LINK_PER_IP=1000000/3600 RATE_LIMIT_REGISTER_PER_IP=1000000/600 \
-//   RATE_LIMIT_LOGIN_PER_IP=1000000/300 RATE_LIMIT_EMAIL_CHALLENGE_PER_IP=1000000/600 npm start
+//   RATE_LIMIT_LOGIN_PER_IP=1000000/300 RATE_LIMIT_EMAIL_CHALLENGE_PER_IP=1000000/600 \
+//   PASSWORD_HASH_PER_CLIENT=1000 npm start
 //   npm run bench      (BENCH_SECONDS=8, BENCH_CONCURRENCY=32, BENCH_STEPS=10, BENCH_WORKFLOWS=200;
 //                       the event-loop lag is read from BENCH_METRICS_URL, default the API's METRICS_PORT)
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { randomUUID } from 'node:crypto';
+import { randomInt, randomUUID } from 'node:crypto';
 import { loadConfig } from '../core/config';
+import { convertToUzs } from '../core/currency';
 import { createSequelize, inlineStatement, selectRows, withTenant } from '../db/connection';
 import { companyStatement } from '../db/repositories/organisation/companies';
 import { companyChartPageStatement } from '../db/repositories/accounting/chart-of-accounts';
@@ -26,7 +34,8 @@ import { auditEventStatement } from '../db/repositories/audit/events';
 import { postJournalEntryStatement, postingContextStatement } from '../db/repositories/ledger/journal';
 import { BASE, CONCURRENCY, SECONDS, post, requireRunningApi } from './harness';
 import { ensureWrk, wrk, type WrkResult } from './http';
-import { pgbenchPosting, workspace, wrkPosting, type Workspace } from './ledger';
+import { POSTING_DATE, cbuRatesInForce, pgbenchPosting, storeCbuRates, workspace, wrkPosting, type Workspace } from './ledger';
+import { measureRevaluation } from './revaluation';
 import { measureCompletions } from './workflow-completions';
 import { signedMs, stepComparison } from './workflows';
 
@@ -54,6 +63,10 @@ const show = (title: string) => {
 
 function wrkRow(r: WrkResult): string {
   return `${Math.round(r.perSecond)} req/s, p50 ${r.p50} ms, p99 ${r.p99} ms${r.errors ? `, ${r.errors} errors` : ''}`;
+}
+
+function entriesRow(r: WrkResult): string {
+  return `${Math.round(r.perSecond)} entries/s, p50 ${r.p50} ms, p99 ${r.p99} ms${r.errors ? `, ${r.errors} errors` : ''}`;
 }
 
 /** Prometheus' event-loop p99 since the previous scrape (prom-client resets the histogram on each). */
@@ -128,6 +141,8 @@ async function listSql(ws: Workspace): Promise<void> {
  * A posting request's whole SQL as the API sends it: the principal lookup, the opening with the posting
  * checks, the audit event with the posting, COMMIT. Each transaction gets its own requestId and entry id.
  */
+const NO_CURRENCY = { currency: null, currencyAmount: null, rate: null, rateSource: null, rateDate: null };
+
 async function postingRequestSql(ws: Workspace): Promise<string[]> {
   const db = createSequelize(config.database.url, { poolMax: 1 });
   const scope = { tenantId: ws.tenantId, legalEntityId: ws.legalEntityId };
@@ -135,8 +150,8 @@ async function postingRequestSql(ws: Workspace): Promise<string[]> {
   const requestId = randomUUID();
   const entryId = randomUUID();
   const lines = [
-    { lineNo: 1, accountCode: '5110', subaccountId: null, debit: '12.34', credit: '0', memo: null },
-    { lineNo: 2, accountCode: '9010', subaccountId: null, debit: '0', credit: '12.34', memo: null },
+    { lineNo: 1, accountCode: '5110', subaccountId: null, debit: '12.34', credit: '0', memo: null, ...NO_CURRENCY },
+    { lineNo: 2, accountCode: '9010', subaccountId: null, debit: '0', credit: '12.34', memo: null, ...NO_CURRENCY },
   ];
   const audit = auditEventStatement(scope, {
     action: 'ledger.entry.posted', actorMembershipId: principal.membershipId, systemActor: false, correlationId: randomUUID(),
@@ -150,7 +165,7 @@ async function postingRequestSql(ws: Workspace): Promise<string[]> {
     principal.sql,
     'START TRANSACTION',
     `SELECT set_config('app.tenant_id', '${ws.tenantId}', true)`,
-    inlineStatement(db, postingContextStatement(scope, { requestId, codes: ['5110', '9010'], subaccountIds: [] })),
+    inlineStatement(db, postingContextStatement(scope, { requestId, codes: ['5110', '9010'], subaccountIds: [], currencies: [], entryDate: '2026-01-15' })),
     inlineStatement(db, audit.statement),
     inlineStatement(db, postJournalEntryStatement(scope, entry, lines)),
     'COMMIT',
@@ -168,14 +183,73 @@ async function posting(): Promise<void> {
   const raw1 = pgbenchPosting([await workspace()]);
   const raw8 = pgbenchPosting(await Promise.all(Array.from({ length: 8 }, () => workspace())));
   const whole = pgbench(await postingRequestSql(await workspace()), 'simple');
-  const line = (r: WrkResult) => `${Math.round(r.perSecond)} entries/s, p50 ${r.p50} ms, p99 ${r.p99} ms${r.errors ? `, ${r.errors} errors` : ''}`;
   rows.push(
-    { row: 'POST /ledger/{id}/entries (2 lines, wrk), one company', measured: line(http1), floor: `pgbench ${Math.round(raw1.tps)}`, ratio: pct(http1.perSecond, raw1.tps), target: '≥ 60%, p99 ≤ 150 ms' },
-    { row: 'the same over 8 companies', measured: line(http8), floor: `pgbench ${Math.round(raw8.tps)}`, ratio: pct(http8.perSecond, raw8.tps), target: '' },
+    { row: 'POST /ledger/{id}/entries (2 lines, wrk), one company', measured: entriesRow(http1), floor: `pgbench ${Math.round(raw1.tps)}`, ratio: pct(http1.perSecond, raw1.tps), target: '≥ 60%, p99 ≤ 150 ms' },
+    { row: 'the same over 8 companies', measured: entriesRow(http8), floor: `pgbench ${Math.round(raw8.tps)}`, ratio: pct(http8.perSecond, raw8.tps), target: '' },
     { row: "pgbench of the request's whole SQL (principal, checks, writes)", measured: `${Math.round(whole)} tx/s`, floor: `${Math.round(raw1.tps)}`, ratio: pct(whole, raw1.tps), target: '' },
     { row: 'the HTTP posting against that', measured: `${Math.round(http1.perSecond)} entries/s`, floor: `${Math.round(whole)}`, ratio: pct(http1.perSecond, whole), target: '' },
   );
   show(`3. Posting beside pgbench of the same writes (audit event, counter, entry, lines; app role, RLS), ${CONCURRENCY} clients`);
+}
+
+/**
+ * The same two-line entry posted in UZS (5110/9010) and with its debit in USD at the stored CBU rate
+ * (5210 USD/9010), two runs each into fresh companies: the foreign line adds the rate lookup with the
+ * posting checks, the conversion check and five more columns. The USD rate of the posting date is stored
+ * first (a rate already stored for that date stays, and is the one used).
+ */
+async function foreignPosting(): Promise<void> {
+  await storeCbuRates([{ date: POSTING_DATE, currency: 'USD', name: 'US Dollar', rate: '12850.12' }]);
+  const usd = (await cbuRatesInForce(['USD'], POSTING_DATE)).get('USD');
+  if (!usd) throw new Error(`no CBU rate for USD on or before ${POSTING_DATE} after storing one`);
+  const amounts = Array.from({ length: 1000 }, () => {
+    const amount = `${randomInt(1, 10001)}.${String(randomInt(100)).padStart(2, '0')}`;
+    return { amount, uzs: convertToUzs(amount, usd.rate)! };
+  });
+  const foreign = { accountCode: '5210', currency: 'USD', amounts };
+  // One request first: a refused foreign line would otherwise only show as wrk's error count.
+  const probe = await workspace();
+  const { amount, uzs } = amounts[0]!;
+  const res = await post(
+    `/api/v1/ledger/${probe.legalEntityId}/entries`,
+    {
+      requestId: randomUUID(),
+      entryDate: POSTING_DATE,
+      description: 'Benchmark sale',
+      lines: [
+        { accountCode: '5210', debit: uzs, credit: '0', currency: 'USD', currencyAmount: amount, rateSource: 'CBU' },
+        { accountCode: '9010', debit: '0', credit: uzs },
+      ],
+    },
+    auth(probe.accessToken),
+  );
+  if (res.status !== 201) throw new Error(`a USD posting answered ${res.status}: ${await res.text()}`);
+  // UZS, USD, USD, UZS, each into a fresh company: a drift of this shared machine during the runs weighs on
+  // both alike.
+  const uzsFirst = await wrkPosting([await workspace()]);
+  const usdFirst = await wrkPosting([await workspace()], foreign);
+  const usdSecond = await wrkPosting([await workspace()], foreign);
+  const uzsSecond = await wrkPosting([await workspace()]);
+  const both = (a: WrkResult, b: WrkResult) => {
+    const errors = a.errors + b.errors;
+    return {
+      perSecond: (a.perSecond + b.perSecond) / 2,
+      text: `${Math.round((a.perSecond + b.perSecond) / 2)} entries/s (${Math.round(a.perSecond)}, ${Math.round(b.perSecond)}), p50 ${a.p50} / ${b.p50} ms, p99 ${a.p99} / ${b.p99} ms${errors ? `, ${errors} errors` : ''}`,
+    };
+  };
+  const inUzs = both(uzsFirst, uzsSecond);
+  const inUsd = both(usdFirst, usdSecond);
+  rows.push(
+    { row: 'POST /ledger/{id}/entries, 2 UZS lines (5110/9010), one company, 2 runs', measured: inUzs.text, floor: '', ratio: '100%', target: '' },
+    {
+      row: `the same with the debit in USD at the CBU rate (5210 USD/9010; ${usd.rate}, ${usd.rateDate})`,
+      measured: inUsd.text,
+      floor: `${Math.round(inUzs.perSecond)}`,
+      ratio: pct(inUsd.perSecond, inUzs.perSecond),
+      target: 'reported',
+    },
+  );
+  show(`4. Posting with a foreign line beside the same posting in UZS (wrk -t2 -c${CONCURRENCY} -d${SECONDS}s each; runs in the order UZS, USD, USD, UZS)`);
 }
 
 async function stepUps(): Promise<void> {
@@ -199,7 +273,7 @@ async function stepUps(): Promise<void> {
       target: 'reported',
     },
   );
-  show(`4. A workflow-backed step beside the same step without Temporal; workflow completions (Temporal at ${completions.address})`);
+  show(`5. A workflow-backed step beside the same step without Temporal; workflow completions (Temporal at ${completions.address})`);
 }
 
 async function underHashing(bin: string, ws: Workspace): Promise<void> {
@@ -255,7 +329,22 @@ async function underHashing(bin: string, ws: Workspace): Promise<void> {
     { row: 'event-loop lag p99 while only hashing', measured: `${aloneLag} ms`, floor: '', ratio: '', target: '< 20 ms' },
     { row: 'event-loop lag p99, reads idle → reads under hashing', measured: `${idleLag} ms → ${loadedLag} ms`, floor: '', ratio: '', target: '' },
   );
-  show('5. Reads while password hashing is saturated');
+  show('6. Reads while password hashing is saturated');
+}
+
+async function revaluation(): Promise<void> {
+  const r = await measureRevaluation();
+  rows.push(
+    { row: `trial balance over ${r.lines} foreign lines (USD, EUR)`, measured: `${r.trialBalanceMs} ms`, floor: '', ratio: '', target: '' },
+    {
+      row: 'revaluation of the same balances (request → COMPLETED)',
+      measured: `${r.revaluationSeconds.toFixed(2)} s, ${r.adjusted} balances adjusted`,
+      floor: `${r.trialBalanceMs} ms`,
+      ratio: `${((r.revaluationSeconds * 1000) / r.trialBalanceMs).toFixed(1)}×`,
+      target: 'reported',
+    },
+  );
+  show(`7. Revaluation beside a trial balance of the same foreign lines (loaded in ${r.loadSeconds.toFixed(1)} s)`);
 }
 
 async function main(): Promise<void> {
@@ -263,12 +352,14 @@ async function main(): Promise<void> {
   const bin = ensureWrk();
   console.log(`Benchmarks against ${BASE}, Node ${process.version}, ${new Date().toISOString()}`);
   const ws = await workspace();
-  const only = (process.env.BENCH_ONLY ?? 'reads,sql,posting,steps,hashing').split(',');
+  const only = (process.env.BENCH_ONLY ?? 'reads,sql,posting,foreign,steps,hashing,revaluation').split(',');
   if (only.includes('reads')) await reads(bin, ws);
   if (only.includes('sql')) await listSql(ws);
   if (only.includes('posting')) await posting();
+  if (only.includes('foreign')) await foreignPosting();
   if (only.includes('steps')) await stepUps();
   if (only.includes('hashing')) await underHashing(bin, ws);
+  if (only.includes('revaluation')) await revaluation();
 }
 
 main().catch((err) => {

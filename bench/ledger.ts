@@ -11,11 +11,15 @@ import { randomUUID } from 'node:crypto';
 import { QueryTypes } from 'sequelize';
 import { loadConfig } from '../core/config';
 import { createSequelize } from '../db/connection';
+import { cbuRatesOn } from '../db/repositories/rates/rates';
 import { BASE, CONCURRENCY, SECONDS, post, registerWorkspace, requireRunningApi } from './harness';
 import { ensureWrk, wrk, type WrkResult } from './http';
 
 const CLOSE_SIZES = (process.env.BENCH_CLOSE_LINES ?? '100000,1000000').split(',').map(Number).filter((n) => n > 0);
 const config = loadConfig({ ...process.env, NODE_ENV: process.env.NODE_ENV ?? 'development' });
+
+/** The date of the entries wrkPosting posts (a foreign line takes the CBU rate stored on or before it). */
+export const POSTING_DATE = '2026-01-15';
 
 export interface Workspace {
   accessToken: string;
@@ -33,12 +37,32 @@ export async function workspace(): Promise<Workspace> {
 }
 
 /**
+ * A foreign first line for wrkPosting: its account and currency, and amounts with their UZS conversions at
+ * the stored CBU rate (worked out beforehand with core/currency.ts, as the API checks them; Lua's floats
+ * would round some of them differently).
+ */
+export interface ForeignDebit {
+  accountCode: string;
+  currency: string;
+  amounts: Array<{ amount: string; uzs: string }>;
+}
+
+/**
  * Posting over HTTP with wrk (a C load generator, as for the reads and as pgbench is): each request a
  * two-line entry with a fresh requestId and amount, to the companies in turn. A load generator written in
  * JavaScript spends as much CPU as the API on this 2-core machine, and that CPU was missing from the API.
+ * With `foreign`, the debit line is in that currency at the stored CBU rate (no rate in the request), the
+ * credit the same UZS amount to 9010: the same two-line shape as the UZS entry 5110/9010.
  */
-export async function wrkPosting(companies: Workspace[]): Promise<WrkResult> {
+export async function wrkPosting(companies: Workspace[], foreign?: ForeignDebit): Promise<WrkResult> {
   const targets = companies.map((ws) => `{ path = "/api/v1/ledger/${ws.legalEntityId}/entries", token = "${ws.accessToken}" }`).join(',\n  ');
+  const conversions = (foreign?.amounts ?? []).map((a) => `{ "${a.amount}", "${a.uzs}" }`).join(', ');
+  const debit = foreign
+    ? `local pair = conversions[math.random(1, #conversions)]
+  local amount = pair[2]
+  local debit = '{"accountCode":"${foreign.accountCode}","debit":"' .. amount .. '","credit":"0","currency":"${foreign.currency}","currencyAmount":"' .. pair[1] .. '","rateSource":"CBU"}'`
+    : `local amount = string.format("%d.%02d", math.random(1, 100000), math.random(0, 99))
+  local debit = '{"accountCode":"5110","debit":"' .. amount .. '","credit":"0"}'`;
   const script = path.join(mkdtempSync(path.join(tmpdir(), 'wrk-posting-')), 'posting.lua');
   writeFileSync(
     script,
@@ -50,6 +74,7 @@ function setup(thread)
   threads = threads + 1
   thread:set("seed", threads)
 end
+local conversions = { ${conversions} }
 local n = 0
 function init(args)
   math.randomseed(os.time() * 100 + seed)
@@ -61,9 +86,9 @@ end
 function request()
   n = n + 1
   local t = targets[n % #targets + 1]
-  local amount = string.format("%d.%02d", math.random(1, 100000), math.random(0, 99))
-  local body = '{"requestId":"' .. uuid() .. '","entryDate":"2026-01-15","description":"Benchmark sale","lines":[' ..
-    '{"accountCode":"5110","debit":"' .. amount .. '","credit":"0"},{"accountCode":"9010","debit":"0","credit":"' .. amount .. '"}]}'
+  ${debit}
+  local body = '{"requestId":"' .. uuid() .. '","entryDate":"${POSTING_DATE}","description":"Benchmark sale","lines":[' ..
+    debit .. ',{"accountCode":"9010","debit":"0","credit":"' .. amount .. '"}]}'
   return wrk.format("POST", t.path, { ["Authorization"] = "Bearer " .. t.token, ["Content-Type"] = "application/json" }, body)
 end
 `,
@@ -104,6 +129,44 @@ export function pgbenchPosting(companies: Workspace[]) {
   return { tps, latency, failed };
 }
 
+/**
+ * Stores CBU rates (UZS per unit) as the rates job would, with the owner role; a rate already stored for a
+ * date and currency stays (the benchmarks read back and use whatever rate is in force).
+ */
+export async function storeCbuRates(rates: Array<{ date: string; currency: string; name: string; rate: string }>): Promise<void> {
+  if (rates.length === 0) return;
+  const owner = createSequelize(config.database.ownerUrl, { poolMax: 1 });
+  try {
+    await owner.query(
+      `INSERT INTO exchange_rates (source, effective_date, currency_code, currency_name, rate, fetched_at)
+       SELECT 'CBU', r.d, r.c, r.n, r.r, now()
+         FROM unnest(CAST(:dates AS date[]), CAST(:currencies AS text[]), CAST(:names AS text[]), CAST(:rates AS numeric[])) AS r(d, c, n, r)
+       ON CONFLICT (source, effective_date, currency_code) DO NOTHING`,
+      {
+        replacements: {
+          dates: `{${rates.map((r) => r.date).join(',')}}`,
+          currencies: `{${rates.map((r) => r.currency).join(',')}}`,
+          names: `{${rates.map((r) => `"${r.name}"`).join(',')}}`,
+          rates: `{${rates.map((r) => r.rate).join(',')}}`,
+        },
+        type: QueryTypes.RAW,
+      },
+    );
+  } finally {
+    await owner.close();
+  }
+}
+
+/** The CBU rate in force on `date` for each currency (the latest publication on or before it), as postings take it. */
+export async function cbuRatesInForce(currencies: string[], date: string): Promise<Map<string, { rate: string; rateDate: string }>> {
+  const owner = createSequelize(config.database.ownerUrl, { poolMax: 1 });
+  try {
+    return await cbuRatesOn(owner, currencies, date);
+  } finally {
+    await owner.close();
+  }
+}
+
 /** Bulk-loads `lines` journal lines (two per entry, dated in the first half of 2025) straight into the database. */
 async function bulkLoad(ws: Workspace, lines: number): Promise<number> {
   const owner = createSequelize(config.database.ownerUrl, { poolMax: 1 });
@@ -113,6 +176,8 @@ async function bulkLoad(ws: Workspace, lines: number): Promise<number> {
     await owner.transaction(async (tx) => {
       const q = (sql: string) =>
         owner.query(sql.replace(/:t\b/g, 'CAST(:t AS uuid)').replace(/:le\b/g, 'CAST(:le AS uuid)'), { replacements: { t: ws.tenantId, le: ws.legalEntityId, n: entries }, transaction: tx });
+      // The owner is under row-level security too (forced): the rows are the workspace tenant's.
+      await q(`SELECT set_config('app.tenant_id', CAST(:t AS text), true)`);
       await q(`INSERT INTO ledger_states (tenant_id, legal_entity_id, next_entry_number) VALUES (:t, :le, :n + 1)
                ON CONFLICT (tenant_id, legal_entity_id) DO UPDATE SET next_entry_number = ledger_states.next_entry_number + :n`);
       await q(`CREATE TEMP TABLE bulk ON COMMIT DROP AS
@@ -151,7 +216,7 @@ async function timeClose(ws: Workspace, closeDate: string): Promise<{ seconds: n
   }
 }
 
-async function timeTrialBalance(ws: Workspace, asOf: string): Promise<number> {
+export async function timeTrialBalance(ws: Workspace, asOf: string): Promise<number> {
   const started = performance.now();
   const res = await fetch(`${BASE}/api/v1/ledger/${ws.legalEntityId}/trial-balance?asOf=${asOf}`, { headers: { authorization: `Bearer ${ws.accessToken}` } });
   await res.arrayBuffer();

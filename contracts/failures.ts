@@ -8,6 +8,10 @@ export const FailureType = {
   ChallengeMismatch: 'ChallengeMismatch',
   LedgerUnbalanced: 'LedgerUnbalanced',
   BalancesOverflow: 'BalancesOverflow',
+  /** A currency with a balance to revalue has no CBU rate on or before the revaluation date. */
+  RateUnavailable: 'RateUnavailable',
+  /** The revaluation date is closed (or closing) by now. */
+  PeriodClosed: 'PeriodClosed',
   /** A rate source answered something that is not its document (not JSON, not a list, no usable row). */
   RatesDocumentMalformed: 'RatesDocumentMalformed',
   /** A rate source refused the request in a way a retry will not change (HTTP 4xx). */

@@ -1130,7 +1130,15 @@ export interface paths {
             };
             cookie?: never;
         };
-        /** Journal entries in number order, with their lines */
+        /**
+         * Journal entries in number order, with their lines; or the journal's lines as CSV, XLSX or an hledger journal
+         * @description JSON: a page of entries in number order, each with its lines. By `Accept`, the export of every line of the
+         *     entries the filters match instead, in journal order (date, entry number, line), as CSV, XLSX or an hledger
+         *     journal (`text/plain`, the format docs/decisions.md "Report exports" describes); `page` and `size` do not
+         *     apply to an export, which has all of them. An export is streamed as it is read (in batches, each entry
+         *     complete), of the entries posted when it started. A column is a field of the entry or of the line, under
+         *     its JSON name. `Accept` naming none of the offered types is 406 `not-acceptable`.
+         */
         get: operations["listJournalEntries"];
         put?: never;
         /**
@@ -1143,6 +1151,13 @@ export interface paths {
          *     make an account a header. Numbers are gapless per company. Dated at or before the last close, or a running
          *     close's date: 409 `period-closed`. Idempotent per `requestId`: the same body returns the same entry, another
          *     body with the same `requestId` answers 409 `request-id-reused`. The audit event commits with the entry.
+         *
+         *     Foreign currency (extension): a line with `currency` and `currencyAmount` is converted at the stored CBU
+         *     rate of the entry date (the latest publication on or before it), or at the `rate` the client gives with
+         *     `rateSource` BANK or MANUAL. Its UZS amount (`debit` or `credit`) must equal `currencyAmount × rate`
+         *     rounded half-up to two decimals: otherwise 400 `conversion-mismatch`, whose `errors` give each line's
+         *     `expectedAmount`. No CBU rate stored on or before the entry date: 409 `rate-unavailable`. The entry
+         *     balances in UZS; the line keeps its currency, amount, rate, source and rate date.
          */
         post: operations["postJournalEntry"];
         delete?: never;
@@ -1188,7 +1203,8 @@ export interface paths {
         /**
          * Post the reversing (mirror) entry
          * @description Debits and credits swap; `reversalOf` and `reversedBy` link the two. An entry is reversed at most once
-         *     (409 `entry-already-reversed`); a reversal is never reversed (409 `entry-not-reversible`). Dated on or
+         *     (409 `entry-already-reversed`); a reversal is never reversed, nor is a revaluation entry (409
+         *     `entry-not-reversible`). Foreign lines keep their currency, amount and rate. Dated on or
          *     after the original and after the last close. Its lines obey the posting rules: a line on a header account
          *     is 400 `header-account`. Idempotent per `requestId`.
          */
@@ -1213,6 +1229,9 @@ export interface paths {
          * Balances per account as of a date
          * @description The last completed close's snapshot at or before `asOf` plus the lines after it, so its cost does not grow
          *     with the whole history. `debit` and `credit` are cumulative totals; `balance` is on the account's normal side.
+         *     Amounts are UZS; `currencies` gives each account's foreign balances with their UZS carrying amounts.
+         *     By `Accept`, JSON, CSV or XLSX: a row per account, then a row per foreign currency of it
+         *     (`currencies.currency`, `currencies.balance`, `currencies.carryingAmount`, the account's own amounts empty).
          */
         get: operations["getTrialBalance"];
         put?: never;
@@ -1261,6 +1280,9 @@ export interface paths {
          *     workflow `close-period-<legalEntityId>-<closeDate>` (tenant in the `TenantId` search attribute): it computes
          *     the closing balances from the previous snapshot plus the period's lines, checks that debits equal credits,
          *     stores the snapshot and marks the period COMPLETED (or FAILED with the reason, releasing the cut-off).
+         *     Before the snapshot it revalues the foreign-currency balances at `closeDate` (the workflow
+         *     `revaluation-<legalEntityId>-<closeDate>`, as postRevaluation does); a revaluation that fails (no CBU
+         *     rate) fails the close. While a requested revaluation runs, 409 `revaluation-running`.
          *     `closeDate` must be before today (UTC) and after the last close (409 `period-already-closed`); one close
          *     runs at a time (409 `period-close-running`). Idempotent per `requestId`.
          */
@@ -1284,6 +1306,181 @@ export interface paths {
         };
         /** One period close with its balances when COMPLETED */
         get: operations["getPeriodClose"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ledger/{legalEntityId}/reports/turnover-sheet": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Turnover balance sheet for a date range (opening, turnover and closing per account)
+         * @description Extension. Per account (or per account and subaccount, `detail=SUBACCOUNT`): the balance before `from`
+         *     (on the debit or the credit side, whichever it is), the debit and credit turnovers of `from`..`to`
+         *     (inclusive) and the balance at `to`. Totals balance on each pair of columns. Amounts are UZS; with
+         *     `currency` the sheet covers that currency's lines alone (UZS: the UZS lines), and a foreign currency
+         *     adds each row's foreign amounts. Read from the last close's snapshot plus the lines after it, so its
+         *     cost grows with the lines since the last close, not with the ledger. At most 366 days. By `Accept`, JSON,
+         *     CSV or XLSX: a row per row of the sheet (the `foreign.*` columns empty without a foreign `currency`).
+         */
+        get: operations["getTurnoverSheet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ledger/{legalEntityId}/reports/account-statement": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * One account's (or subaccount's) lines for a date range with a running balance
+         * @description Extension. The balance before `from`, then each line on the account (or the subaccount) from `from` to
+         *     `to` in journal order (date, entry number, line), with its entry's number, date and description, the
+         *     counter-accounts (the accounts on the other side of its entry) and the running balance after it, then
+         *     the turnovers and the closing balance. Balances are on the account's normal side. Paged: each page's
+         *     first line carries on from the balance before it (`pageOpeningBalance`), so no page loses the running
+         *     balance. With `currency`, only the lines in that currency, with their foreign amounts and a running
+         *     foreign balance. At most 366 days. By `Accept`, JSON, CSV or XLSX: the export has every line of the range,
+         *     streamed as it is read (`page` and `size` do not apply), a row per line (`counterAccounts` joined by spaces).
+         */
+        get: operations["getAccountStatement"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ledger/{legalEntityId}/reports/balance-sheet": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Form No. 1, the balance sheet, at a date (with the previous year's end beside it), as JSON, CSV or XLSX
+         * @description Extension. The balance sheet in the layout of the Ministry of Finance (Form No. 1), from the template in
+         *     effect on `asOf` (templates are data: versioned and effective-dated; docs/statement-templates.md gives
+         *     their sources). Each row is read from account balances at the date by its ranges and sign rules, or
+         *     computed from other rows; `accounts` drills a row down to the accounts and amounts it is made of.
+         *     `priorAmount` is the same row at the end of the previous year (31 December), the form's first column.
+         *     Income and expenses not yet closed into retained earnings count in the current result, so total assets
+         *     (row 400) equal total liabilities and equity (row 780) for every balanced ledger. By `Accept`, JSON, CSV
+         *     or XLSX: a row per statement row (its fields, `accounts` aside), then a row per account of its drill-down
+         *     (`accounts.accountCode`, `accounts.amount`, `accounts.priorAmount`, the row's own amounts empty).
+         */
+        get: operations["getBalanceSheet"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ledger/{legalEntityId}/reports/financial-results": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Form No. 2, the statement of financial results, for a period (with the same period a year before), as JSON, CSV or XLSX
+         * @description Extension. The statement of financial results in the layout of the Ministry of Finance (Form No. 2) for
+         *     `from`..`to` (at most 366 days), read from the period's turnovers of the income and expense accounts, the
+         *     year-end closing entries left out (they would bring every row to zero). `priorAmount` is the same period
+         *     one year earlier. Row 270's amount (net profit, a loss negative) is the period's income less its
+         *     expenses; after a year-end close it is also what moved into 8710. By `Accept`, JSON, CSV or XLSX: a row
+         *     per statement row (its fields, `accounts` aside), then a row per account of its drill-down
+         *     (`accounts.accountCode`, `accounts.amount`, `accounts.priorAmount`, the row's own amounts empty).
+         */
+        get: operations["getFinancialResults"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ledger/{legalEntityId}/revaluations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+            };
+            cookie?: never;
+        };
+        /** Revaluations, newest date first */
+        get: operations["listRevaluations"];
+        put?: never;
+        /**
+         * Revalue the foreign-currency balances at a date (NAS 22)
+         * @description Extension. Every monetary account (cash, receivables, payables, loans: account ranges kept as data with
+         *     the chart, listed in docs/foreign-currency.md) with a foreign-currency balance through `revaluationDate` is brought to the CBU rate of that
+         *     date (the latest publication on or before it): per account, subaccount and currency the difference between
+         *     `balance × rate` (half-up, two decimals) and the UZS carrying amount is posted as one system entry
+         *     (kind REVALUATION) against 9540 (gains) and 9620 (losses), each line naming its currency and rate. An
+         *     account whose foreign balance is zero but whose UZS balance is not (a settled receivable) is cleared:
+         *     an exchange difference is counted once. Runs as the Temporal workflow `revaluation-<legalEntityId>-<date>`.
+         *     One per company and date: the same date again answers 200 with the revaluation already there, which
+         *     posts nothing more. The date must not be in the future (Tashkent), nor closed or closing (409
+         *     `period-closed`), nor before a later revaluation (409 `revaluation-out-of-order`); not while a close runs
+         *     (409 `period-close-running`). A currency with a balance and no stored CBU rate fails the revaluation with
+         *     the reason (`rate-unavailable` in `failureReason`); it may be requested again.
+         */
+        post: operations["postRevaluation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ledger/{legalEntityId}/revaluations/{revaluationId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+                revaluationId: string;
+            };
+            cookie?: never;
+        };
+        /** One revaluation with its adjustments */
+        get: operations["getRevaluation"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1798,6 +1995,21 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        /**
+         * @description A report's rows as CSV (RFC 4180, UTF-8, comma-separated, a header row of the JSON field names, dotted for
+         *     a nested field). Amounts are decimal strings as in JSON; an empty cell is a null. A text cell a spreadsheet
+         *     would read as a formula (starting with `=`, `+`, `-`, `@`, a tab or a carriage return) starts with `'`.
+         */
+        CsvExport: string;
+        /**
+         * Format: binary
+         * @description A report's rows as an Excel workbook: one sheet (the journal continues on further sheets past Excel's
+         *     1,048,576 rows), a header row of the JSON field names. An amount is a number cell when a double holds it
+         *     exactly (15 significant digits or fewer), else a text cell; dates are ISO text.
+         */
+        XlsxExport: string;
+        /** @description An hledger journal, one transaction per entry (see docs/decisions.md "Report exports") */
+        HledgerJournal: string;
         ApiIndex: {
             name: string;
             /** @description The version of this document */
@@ -2384,6 +2596,26 @@ export interface components {
              */
             credit: string;
             memo?: string;
+            /**
+             * @description Extension: the line's currency (ISO 4217). Absent or UZS: a UZS line, with none of the three fields after this one.
+             * @example USD
+             */
+            currency?: string;
+            /**
+             * @description Extension: the amount in `currency`, above zero, on the same side as the UZS amount; at most the currency's decimals (USD 2, JPY 0, KWD 3). Required with a foreign `currency`.
+             * @example 100.00
+             */
+            currencyAmount?: string;
+            /**
+             * @description Extension: UZS per one unit of `currency`. Required with rateSource BANK or MANUAL; with CBU it may be left out (the stored rate is used), and if given must be the stored rate.
+             * @example 12850.12
+             */
+            rate?: string;
+            /**
+             * @description Extension: CBU (the default for a foreign line) takes the stored Central Bank rate of the entry date (the latest publication on or before it, as GET /rates?date= shows); BANK (the rate a bank converted at) and MANUAL (a contract rate) take `rate`.
+             * @enum {string}
+             */
+            rateSource?: "CBU" | "BANK" | "MANUAL";
         };
         JournalEntryCreate: {
             /** Format: uuid */
@@ -2405,6 +2637,28 @@ export interface components {
             /** @example 1250.00 */
             credit: string;
             memo: string | null;
+            /**
+             * @description Extension: the foreign currency; null on a UZS line (and the four fields after it too)
+             * @example USD
+             */
+            currency: string | null;
+            /**
+             * @description Extension: the amount in `currency`, in its decimals; 0 on a revaluation line (it adjusts the UZS carrying amount only)
+             * @example 100.00
+             */
+            currencyAmount: string | null;
+            /**
+             * @description Extension: UZS per one unit of `currency`
+             * @example 12850.12
+             */
+            rate: string | null;
+            /** @enum {string|null} */
+            rateSource: "CBU" | "BANK" | "MANUAL" | null;
+            /**
+             * Format: date
+             * @description Extension: the publication date of a CBU rate; the entry date for BANK and MANUAL
+             */
+            rateDate: string | null;
         };
         JournalEntry: {
             /** Format: uuid */
@@ -2418,6 +2672,11 @@ export interface components {
             entryDate: string;
             description: string;
             reference: string | null;
+            /**
+             * @description Extension: REVALUATION for the system entry a currency revaluation posts (never reversed: the next revaluation corrects it); YEAR_END_CLOSING for the closing entries a fiscal year's close posts (never reversed)
+             * @enum {string}
+             */
+            kind: "POSTING" | "REVALUATION" | "YEAR_END_CLOSING";
             lines: components["schemas"]["JournalLine"][];
             /** @example 1250.00 */
             totalDebit: string;
@@ -2462,10 +2721,28 @@ export interface components {
             credit: string;
             /** @example 1250.00 */
             balance: string;
+            /** @description Extension: the account's foreign-currency balances, one per currency (empty when it has only UZS lines) */
+            currencies: components["schemas"]["CurrencyBalance"][];
+        };
+        CurrencyBalance: {
+            /** @example USD */
+            currency: string;
+            /**
+             * @description In the currency, on the account's normal side
+             * @example 100.00
+             */
+            balance: string;
+            /**
+             * @description Its UZS amount in the books (lines at their rates plus revaluations), on the normal side
+             * @example 1285012.00
+             */
+            carryingAmount: string;
         };
         TrialBalance: {
             /** Format: date */
             asOf: string;
+            /** @description Extension: the currency asked for; null for all lines */
+            currency: string | null;
             /**
              * Format: uuid
              * @description Extension: the snapshot it starts from
@@ -2487,6 +2764,16 @@ export interface components {
             accountCode: string;
             /** Format: uuid */
             subaccountId: string | null;
+            /**
+             * @description Extension: the foreign currency of this row; null for the UZS lines. The totals are UZS either way.
+             * @example USD
+             */
+            currency: string | null;
+            /**
+             * @description Extension: the foreign balance on the normal side; null for UZS
+             * @example 100.00
+             */
+            currencyBalance: string | null;
             /** @example 1250.00 */
             debitTotal: string;
             /** @example 1250.00 */
@@ -2513,8 +2800,265 @@ export interface components {
              */
             entryCount: number | null;
             failureReason: string | null;
-            /** @description Cumulative totals through the close date per account and subaccount; empty unless COMPLETED */
+            /** @description Cumulative totals through the close date per account, subaccount and currency; empty unless COMPLETED */
             balances: components["schemas"]["PeriodCloseBalance"][];
+        };
+        FinancialStatement: {
+            /** @enum {string} */
+            form: "FORM_1" | "FORM_2";
+            /** @description The template's version */
+            version: string;
+            /**
+             * Format: date
+             * @description The day the template's version applies from
+             */
+            effectiveFrom: string;
+            title: string;
+            /** @description The regulation the layout comes from */
+            source: string;
+            /**
+             * Format: date
+             * @description Form 2: the first day of the period; null for Form 1
+             */
+            from: string | null;
+            /**
+             * Format: date
+             * @description Form 1: the date of the balances; Form 2: the last day of the period
+             */
+            to: string;
+            /** Format: date */
+            priorFrom: string | null;
+            /**
+             * Format: date
+             * @description The date (Form 1) or the last day (Form 2) of the prior column
+             */
+            priorTo: string;
+            rows: components["schemas"]["FinancialStatementRow"][];
+        };
+        FinancialStatementRow: {
+            /** @description The official row code (010, 400 …); a heading has a code of its own (H.A.I …) */
+            code: string;
+            name: string;
+            /** @description A total or subtotal */
+            total: boolean;
+            /**
+             * @description Form 2: the printed column the row goes to
+             * @enum {string|null}
+             */
+            column: "INCOME" | "EXPENSE" | "RESULT" | null;
+            /** @description The rows it adds and subtracts (e.g. 130+390) */
+            formula: string | null;
+            /**
+             * @description UZS; null for a heading or a row balances cannot fill
+             * @example 1250.00
+             */
+            amount: string | null;
+            /** @example 1250.00 */
+            priorAmount: string | null;
+            /** @description The drill-down of a row read from accounts, per account */
+            accounts: {
+                accountCode: string;
+                /** @example 1250.00 */
+                amount: string;
+                /** @example 1250.00 */
+                priorAmount: string;
+            }[];
+        };
+        TurnoverSheet: {
+            /** Format: date */
+            from: string;
+            /** Format: date */
+            to: string;
+            /** @enum {string} */
+            detail: "ACCOUNT" | "SUBACCOUNT";
+            /** @description The currency asked for; null for all lines */
+            currency: string | null;
+            /**
+             * Format: uuid
+             * @description The snapshot the opening balances start from
+             */
+            basedOnCloseId: string | null;
+            rows: components["schemas"]["TurnoverRow"][];
+            totals: components["schemas"]["TurnoverTotals"];
+        };
+        TurnoverTotals: {
+            /** @example 1250.00 */
+            openingDebit: string;
+            /** @example 1250.00 */
+            openingCredit: string;
+            /** @example 1250.00 */
+            turnoverDebit: string;
+            /** @example 1250.00 */
+            turnoverCredit: string;
+            /** @example 1250.00 */
+            closingDebit: string;
+            /** @example 1250.00 */
+            closingCredit: string;
+        };
+        TurnoverRow: components["schemas"]["TurnoverTotals"] & {
+            accountCode: string;
+            name: string;
+            type: components["schemas"]["AccountType"];
+            /**
+             * Format: uuid
+             * @description With detail=SUBACCOUNT: the subaccount (null for the account's lines without one)
+             */
+            subaccountId: string | null;
+            /** @description With a foreign `currency`, the row's amounts in it (balances debit positive) */
+            foreign: {
+                /** @example 100.00 */
+                opening: string;
+                /** @example 100.00 */
+                turnoverDebit: string;
+                /** @example 100.00 */
+                turnoverCredit: string;
+                /** @example 100.00 */
+                closing: string;
+            } | null;
+        };
+        AccountStatementLine: {
+            /** Format: uuid */
+            entryId: string;
+            /** Format: int64 */
+            entryNumber: number;
+            /** Format: date */
+            entryDate: string;
+            description: string;
+            /** Format: int32 */
+            lineNo: number;
+            memo: string | null;
+            /** Format: uuid */
+            subaccountId: string | null;
+            /** @description The accounts on the other side of the entry, in code order */
+            counterAccounts: string[];
+            /** @example 1250.00 */
+            debit: string;
+            /** @example 1250.00 */
+            credit: string;
+            /**
+             * @description The running balance after this line, on the account's normal side
+             * @example 1250.00
+             */
+            balance: string;
+            /**
+             * @description With a foreign `currency`: the line's foreign amount (debit positive)
+             * @example 100.00
+             */
+            currencyAmount: string | null;
+            /**
+             * @description With a foreign `currency`: the running foreign balance, on the normal side
+             * @example 100.00
+             */
+            currencyBalance: string | null;
+        };
+        AccountStatement: {
+            accountCode: string;
+            name: string;
+            type: components["schemas"]["AccountType"];
+            /** @enum {string} */
+            normalSide: "DEBIT" | "CREDIT";
+            /** Format: uuid */
+            subaccountId: string | null;
+            currency: string | null;
+            /** Format: date */
+            from: string;
+            /** Format: date */
+            to: string;
+            /** @example 1250.00 */
+            openingBalance: string;
+            /** @example 1250.00 */
+            turnoverDebit: string;
+            /** @example 1250.00 */
+            turnoverCredit: string;
+            /** @example 1250.00 */
+            closingBalance: string;
+            /** @example 100.00 */
+            currencyOpeningBalance: string | null;
+            /** @example 100.00 */
+            currencyClosingBalance: string | null;
+            /**
+             * @description The running balance before this page's first line
+             * @example 1250.00
+             */
+            pageOpeningBalance: string;
+            items: components["schemas"]["AccountStatementLine"][];
+            /** Format: int32 */
+            page: number;
+            /** Format: int32 */
+            size: number;
+            /** Format: int64 */
+            totalElements: number;
+            /** Format: int64 */
+            totalPages: number;
+        };
+        RevaluationRequest: {
+            /**
+             * Format: date
+             * @description The date whose CBU rates the balances through it are brought to
+             */
+            revaluationDate: string;
+        };
+        RevaluationAdjustment: {
+            accountCode: string;
+            /** Format: uuid */
+            subaccountId: string | null;
+            /** @example USD */
+            currency: string;
+            /**
+             * @description UZS per unit: the CBU rate used
+             * @example 12850.12
+             */
+            rate: string;
+            /**
+             * Format: date
+             * @description The CBU publication the rate is from
+             */
+            rateDate: string;
+            /**
+             * @description UZS posted to the account, debit positive
+             * @example -1250.00
+             */
+            difference: string;
+        };
+        Revaluation: {
+            /** Format: uuid */
+            id: string;
+            /** Format: date */
+            revaluationDate: string;
+            /** @enum {string} */
+            status: "RUNNING" | "COMPLETED" | "FAILED";
+            /**
+             * @description postRevaluation, or the step of a period close
+             * @enum {string}
+             */
+            requestedBy: "REQUEST" | "PERIOD_CLOSE";
+            /**
+             * Format: uuid
+             * @description The period close that ran it
+             */
+            closeId: string | null;
+            /**
+             * Format: uuid
+             * @description The entry it posted; null while running, when it failed, or when nothing needed adjusting
+             */
+            entryId: string | null;
+            /**
+             * @description UZS credited to 9540; null unless COMPLETED
+             * @example 1250.00
+             */
+            gainTotal: string | null;
+            /**
+             * @description UZS debited to 9620; null unless COMPLETED
+             * @example 0.00
+             */
+            lossTotal: string | null;
+            /** @description One per account, subaccount and currency it adjusted; empty unless it posted an entry */
+            adjustments: components["schemas"]["RevaluationAdjustment"][];
+            failureReason: string | null;
+            /** Format: date-time */
+            requestedAt: string;
+            /** Format: date-time */
+            completedAt: string | null;
         };
         /**
          * @description An event type (GET /webhooks/event-types lists them with their payload schemas)
@@ -2775,7 +3319,7 @@ export interface components {
             type?: "period-close.failed";
             data?: components["schemas"]["WebhookPeriodCloseData"];
         };
-        /** @description A currency revaluation entry was posted (not produced yet; comes with the currency revaluation) */
+        /** @description A currency revaluation posted its entry (postRevaluation, or a period close's revaluation step); sent only when it posted one */
         WebhookRevaluationPosted: components["schemas"]["WebhookEvent"] & {
             /** @enum {string} */
             type?: "revaluation.posted";
@@ -2888,6 +3432,15 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description The Accept header names none of the media types offered (`not-acceptable`); `available` lists them */
+        NotAcceptable: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description The body is not application/json */
         UnsupportedMediaType: {
             headers: {
@@ -2941,7 +3494,10 @@ export interface components {
         WebhookEndpointId: string;
     };
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description On a CSV, XLSX or hledger export only: `attachment; filename="<report>-<legalEntityId>-<dates>.<csv|xlsx|journal>"` */
+        ExportDisposition: string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -4766,6 +5322,8 @@ export interface operations {
                 dateTo?: string;
                 /** @description Entries with a line on this account */
                 accountCode?: string;
+                /** @description Extension: entries with a line in this currency (UZS: with a UZS line) */
+                currency?: string;
                 /** @description Zero-based page number */
                 page?: components["parameters"]["Page"];
                 /** @description Page size */
@@ -4780,19 +5338,24 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Entry page */
+            /** @description Entry page (JSON), or the export of the matching entries' lines */
             200: {
                 headers: {
+                    "Content-Disposition": components["headers"]["ExportDisposition"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["JournalEntryPage"];
+                    "text/csv": components["schemas"]["CsvExport"];
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": components["schemas"]["XlsxExport"];
+                    "text/plain": components["schemas"]["HledgerJournal"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
             500: components["responses"]["ServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -4902,6 +5465,8 @@ export interface operations {
         parameters: {
             query: {
                 asOf: string;
+                /** @description Extension: only the lines in this currency (UZS: only the UZS lines); the totals then cover those lines alone and need not balance */
+                currency?: string;
             };
             header?: never;
             path: {
@@ -4915,16 +5480,20 @@ export interface operations {
             /** @description Trial balance */
             200: {
                 headers: {
+                    "Content-Disposition": components["headers"]["ExportDisposition"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["TrialBalance"];
+                    "text/csv": components["schemas"]["CsvExport"];
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": components["schemas"]["XlsxExport"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
             500: components["responses"]["ServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -5013,6 +5582,265 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["PeriodClose"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getTurnoverSheet: {
+        parameters: {
+            query: {
+                from: string;
+                to: string;
+                /** @description A row per account, or per account and subaccount */
+                detail?: "ACCOUNT" | "SUBACCOUNT";
+                /** @description Only the lines in this currency (UZS: the UZS lines) */
+                currency?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The turnover sheet */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ExportDisposition"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TurnoverSheet"];
+                    "text/csv": components["schemas"]["CsvExport"];
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": components["schemas"]["XlsxExport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAccountStatement: {
+        parameters: {
+            query: {
+                accountCode: string;
+                /** @description Only this subaccount of the account */
+                subaccountId?: string;
+                from: string;
+                to: string;
+                /** @description Only the lines in this currency (UZS: the UZS lines) */
+                currency?: string;
+                /** @description Zero-based page number */
+                page?: components["parameters"]["Page"];
+                /** @description Page size */
+                size?: components["parameters"]["Size"];
+            };
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The statement page (JSON), or all its lines (CSV, XLSX) */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ExportDisposition"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccountStatement"];
+                    "text/csv": components["schemas"]["CsvExport"];
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": components["schemas"]["XlsxExport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getBalanceSheet: {
+        parameters: {
+            query: {
+                asOf: string;
+            };
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The statement */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ExportDisposition"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FinancialStatement"];
+                    "text/csv": components["schemas"]["CsvExport"];
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": components["schemas"]["XlsxExport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getFinancialResults: {
+        parameters: {
+            query: {
+                from: string;
+                to: string;
+            };
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The statement */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ExportDisposition"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FinancialStatement"];
+                    "text/csv": components["schemas"]["CsvExport"];
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": components["schemas"]["XlsxExport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listRevaluations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revaluations */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Revaluation"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    postRevaluation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RevaluationRequest"];
+            };
+        };
+        responses: {
+            /** @description The revaluation of that date, requested before */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Revaluation"];
+                };
+            };
+            /** @description The revaluation, RUNNING */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Revaluation"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getRevaluation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+                revaluationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The revaluation */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Revaluation"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -7,6 +7,7 @@ export const registerWorkflowId = (magicLinkId: string): string => `register-${m
 export const requestPasswordResetWorkflowId = (magicLinkId: string): string => `password-reset-${magicLinkId}`;
 export const emailChallengeWorkflowId = (challengeId: string): string => `email-challenge-${challengeId}`;
 export const closePeriodWorkflowId = (legalEntityId: string, closeDate: string): string => `close-period-${legalEntityId}-${closeDate}`;
+export const postRevaluationWorkflowId = (legalEntityId: string, revaluationDate: string): string => `revaluation-${legalEntityId}-${revaluationDate}`;
 export const acceptInvitationWorkflowId = (invitationId: string): string => `accept-invitation-${invitationId}`;
 export const mailInvitationWorkflowId = (invitationId: string): string => `mail-invitation-${invitationId}`;
 export const sendNotificationWorkflowId = (tenantId: string, requestId: string): string => `send-notification-${tenantId}-${requestId}`;

@@ -22,3 +22,15 @@ export function isInstant(text: string): boolean {
   const [offsetHours, offsetMinutes] = [Number(m[5] ?? 0), Number(m[6] ?? 0)];
   return hours <= 23 && minutes <= 59 && seconds <= 59 && offsetHours <= 15 && offsetMinutes <= 59;
 }
+
+/** The day before a yyyy-MM-dd day. */
+export function dayBefore(date: string): string {
+  const d = new Date(`${date}T00:00:00Z`);
+  d.setUTCDate(d.getUTCDate() - 1);
+  return d.toISOString().slice(0, 10);
+}
+
+/** Days from `from` to `to`, both counted (1 for the same day; 0 or less when `to` is before `from`). */
+export function daysBetween(from: string, to: string): number {
+  return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000) + 1;
+}

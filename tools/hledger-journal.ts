@@ -1,30 +1,12 @@
 // Exports a company's ledger as an hledger journal, so an independent tool can recompute its balances:
 //   ACCESS_TOKEN=... node dist/tools/hledger-journal.js http://localhost:3000 <legalEntityId> > ledger.journal
-//   hledger -f ledger.journal balance --flat -E
-// Accounts are the four-digit codes (`5110`, or `5110:<subaccountId>`); debits are positive.
+// It reads the JSON pages of listJournalEntries and writes them with core/hledger.ts, the formatter the API's
+// own journal export uses (GET .../entries with Accept: text/plain). core/hledger.ts explains the format and
+// the hledger reports to run on it.
+import { toHledgerJournal, type ExportedEntry } from '../core/hledger';
 
-export interface ExportedEntry {
-  number: number;
-  entryDate: string;
-  description: string;
-  lines: Array<{ accountCode: string; subaccountId: string | null; debit: string; credit: string }>;
-}
-
-/** One hledger transaction per entry, in journal order. Descriptions lose characters hledger would read as syntax. */
-export function toHledgerJournal(entries: ExportedEntry[]): string {
-  return entries
-    .map((e) => {
-      const description = e.description.replace(/[\r\n;|]/g, ' ').trim();
-      const postings = e.lines.map((l) => {
-        const account = l.subaccountId ? `${l.accountCode}:${l.subaccountId}` : l.accountCode;
-        const amount = l.debit !== '0.00' ? l.debit : `-${l.credit}`;
-        return `    ${account}  ${amount}`;
-      });
-      return [`${e.entryDate} (#${e.number}) ${description}`, ...postings].join('\n');
-    })
-    .join('\n\n')
-    .concat('\n');
-}
+// The formatter stays importable from here: the cross-checks format JSON entries with it.
+export { toHledgerJournal, type ExportedEntry };
 
 async function main(): Promise<void> {
   const [baseUrl, legalEntityId] = process.argv.slice(2);

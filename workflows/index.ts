@@ -4,6 +4,7 @@ export { registerWorkflow } from './identity/register.workflow';
 export { requestPasswordResetWorkflow } from './identity/request-password-reset.workflow';
 export { emailChallengeWorkflow } from './identity/email-challenge.workflow';
 export { closePeriodWorkflow } from './ledger/close-period.workflow';
+export { postRevaluationWorkflow } from './ledger/post-revaluation.workflow';
 export { mailInvitationWorkflow } from './organisation/mail-invitation.workflow';
 export { acceptInvitationWorkflow } from './organisation/accept-invitation.workflow';
 export { refreshRatesWorkflow } from './rates/refresh-rates.workflow';

@@ -1,20 +1,24 @@
 import { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
-import type { OperationIndex, OperationInfo } from '../../contracts/operations';
+import type { OpenApiDocument, OperationIndex, OperationInfo } from '../../contracts/operations';
 import { AppError, UnauthenticatedError } from '../../core/problems';
 import { locals } from '../middleware/request-context';
 import { rawBodyOf } from '../middleware/raw-body';
 import { refuseNulCharacters } from '../middleware/text-input';
-import type { OperationHandler, OperationInput } from './operation-handler';
+import { answerTypes, negotiate } from './negotiation';
+import type { OperationHandler, OperationInput, StreamReply } from './operation-handler';
 
 // Routes come from the document, one per operation, each served by the handler of its operation id.
 // Matching is exact (letter case, trailing slash), the same in Express, in authentication and in the
 // validator, and deny-by-default: a request that matches no operation is 404 (405 when only the method
 // differs); a bearer operation reaches its handler only with a principal.
 // Each route's chain: the operation → authentication (bearer token or callback guard) → the body parser →
-// no U+0000 in any text → validation → the handler. A body is read only for a request that matched an
-// operation and proved who it is, so an anonymous caller cannot make the server read or parse one.
+// no U+0000 in any text → validation → content negotiation (where the document offers several answer types) →
+// the handler. A body is read only for a request that matched an operation and proved who it is, so an
+// anonymous caller cannot make the server read or parse one.
 
 export interface MountOptions {
+  /** The document, for the operations' answer types (content negotiation); without it none negotiates. */
+  doc?: OpenApiDocument;
   index: OperationIndex;
   handlers: Record<string, OperationHandler<any>>;
   /** Runs before validation for bearer operations: establishes the principal or refuses. */
@@ -43,14 +47,50 @@ function checkHandlers(index: OperationIndex, handlers: Record<string, Operation
   if (problems.length > 0) throw new Error(`The OpenAPI document and the handlers disagree:\n- ${problems.join('\n- ')}`);
 }
 
-function dispatch(handler: OperationHandler<any>): RequestHandler {
+/**
+ * Sends a streamed answer (an export). Its headers go out with its first byte; a failure before that is still
+ * a problem document, a failure after it aborts the connection, so the client sees a broken download rather
+ * than a short file.
+ */
+async function sendStream(req: Request, res: Response, reply: StreamReply): Promise<void> {
+  res.status(reply.status);
+  res.setHeader('Content-Type', reply.contentType.startsWith('text/') ? `${reply.contentType}; charset=utf-8` : reply.contentType);
+  res.setHeader('Content-Disposition', `attachment; filename="${reply.filename}"`);
+  // HEAD has the headers alone: nothing is read for a body that is not sent.
+  if (req.method === 'HEAD') {
+    res.end();
+    return;
+  }
+  try {
+    await reply.stream(res);
+  } catch (err) {
+    if (!res.headersSent) {
+      res.removeHeader('Content-Disposition');
+      throw err;
+    }
+    const log = locals(res).log;
+    if ((err as { code?: unknown }).code === 'ERR_STREAM_PREMATURE_CLOSE') log?.info('export abandoned by the client');
+    else log?.error('export failed after its first byte', { error: err instanceof Error ? err.message : String(err), stack: err instanceof Error ? err.stack : undefined });
+    res.destroy();
+  }
+}
+
+const isStreamReply = (reply: object): reply is StreamReply => 'stream' in reply;
+
+function dispatch(handler: OperationHandler<any>, offered: string[]): RequestHandler {
   return async (req: Request, res: Response) => {
     const l = locals(res);
+    let mediaType = offered[0];
+    if (offered.length > 1) {
+      res.vary('Accept');
+      mediaType = negotiate(req, offered);
+    }
     const input: OperationInput<any> = {
       params: req.params,
       query: req.query,
       body: req.body,
       ctx: l.ctx,
+      mediaType: mediaType as never,
       rawBody: () => rawBodyOf(req),
     };
     let reply;
@@ -60,6 +100,7 @@ function dispatch(handler: OperationHandler<any>): RequestHandler {
     } else {
       reply = await handler.handle(input);
     }
+    if (isStreamReply(reply)) return sendStream(req, res, reply);
     if (reply.headers) res.set(reply.headers);
     res.status(Number(reply.status));
     if (reply.body === undefined) res.end();
@@ -80,7 +121,7 @@ export function mountOperations(options: MountOptions): Router {
     const chain: RequestHandler[] = [bind];
     if (op.requiresBearer) chain.push(options.authenticate(op));
     if (op.requiresCallbackToken) chain.push(options.authenticateCallback);
-    chain.push(options.parseBody(op), refuseNulCharacters, ...options.validator, dispatch(handlers[op.operationId]!));
+    chain.push(options.parseBody(op), refuseNulCharacters, ...options.validator, dispatch(handlers[op.operationId]!, options.doc ? answerTypes(options.doc, op) : []));
     router[op.method.toLowerCase() as 'get' | 'put' | 'post' | 'delete' | 'patch'](op.expressPath, ...chain);
   }
   // Inside the router, so nothing falls through to Express's own answers (e.g. its automatic OPTIONS).

@@ -1,3 +1,4 @@
+import type { Writable } from 'node:stream';
 import type { components, operations } from '../../contracts/openapi';
 import type { OperationId } from '../../contracts/operations';
 import type { Principal, RequestContext } from './context';
@@ -28,17 +29,45 @@ type ReplyStatus<K extends OperationId> = {
 /** JSON, or text for the few plain-text answers (sent as is, with the Content-Type the handler sets). */
 type ReplyBody<R> = R extends { content: { 'application/json': infer B } } ? B : R extends { content: { 'text/plain': infer T } } ? T : undefined;
 
-export type Reply<K extends OperationId> = {
-  [S in ReplyStatus<K>]: ReplyBody<Responses<K>[S]> extends undefined
-    ? { status: S; body?: undefined; headers?: Record<string, string> }
-    : { status: S; body: ReplyBody<Responses<K>[S]>; headers?: Record<string, string> };
-}[ReplyStatus<K>];
+/** The media types of the operation's 200 answer, as the document lists them. */
+type AnswerType<K extends OperationId> = Responses<K> extends { 200: { content: infer C } } ? Extract<keyof C, string> : never;
+/** The types a handler writes as a stream (the exports): every type of its 200 answer but JSON. */
+type StreamType<K extends OperationId> = Exclude<AnswerType<K>, 'application/json'>;
+
+/**
+ * A 200 answer written while it is produced (an export): the HTTP layer sends the headers, with the body offered
+ * as a download (`Content-Disposition: attachment`), and hands `stream` the response. Whatever can refuse the
+ * request (the company, the account, the range) is checked before the handler returns this, so a refusal is a
+ * problem document; a failure once the body has started aborts the connection, so a client never takes a cut
+ * export for a whole one.
+ */
+export interface StreamReply<T extends string = string> {
+  status: 200;
+  contentType: T;
+  /** The download's file name, with its extension. */
+  filename: string;
+  /** Writes the whole body to `out` and ends it; resolves when `out` has finished. */
+  stream(out: Writable): Promise<void>;
+}
+
+export type Reply<K extends OperationId> =
+  | {
+      [S in ReplyStatus<K>]: ReplyBody<Responses<K>[S]> extends undefined
+        ? { status: S; body?: undefined; headers?: Record<string, string> }
+        : { status: S; body: ReplyBody<Responses<K>[S]>; headers?: Record<string, string> };
+    }[ReplyStatus<K>]
+  | ([StreamType<K>] extends [never] ? never : StreamReply<StreamType<K>>);
 
 export interface OperationInput<K extends OperationId> {
   params: PathParams<K>;
   query: QueryParams<K>;
   body: RequestBody<K>;
   ctx: RequestContext;
+  /**
+   * The type of the 200 answer the client takes: where the document offers several, the one its Accept header
+   * prefers (the first offered when it sends none; 406 before the handler when it takes none); else the one.
+   */
+  mediaType: AnswerType<K>;
   /** The JSON body exactly as sent, for rules floats cannot decide (decimal places). */
   rawBody(): string;
 }

@@ -12,13 +12,14 @@ import {
   type EntryRow,
   type LedgerScope,
   type LineRow,
-  type NewLine,
 } from '../../db/repositories/ledger/journal';
 import { DuplicateRowError, LedgerRuleError } from '../../db/repositories/errors';
 import { journalEntryEventStatement, recordedStartsOf, type RecordedStart } from '../../db/repositories/webhooks/events';
 import { AppError } from '../../core/problems';
 import { formatMinorUnits, numericToMinorUnits } from '../../core/money';
-import { checkPosting, prepareEntry, prepareReversal, type PreparedEntry } from '../../core/ledger';
+import { applyStoredRates, checkPosting, currenciesToRate, prepareEntry, prepareReversal, type PreparedEntry } from '../../core/ledger';
+import { formatForeignAmount } from '../../core/currency';
+import { canonical } from '../../core/rates';
 import type { AuditAction } from '../../core/audit-actions';
 import type { Principal, RequestContext } from '../http/context';
 import type { Schemas } from '../http/operation-handler';
@@ -32,6 +33,23 @@ type JournalEntry = Schemas['JournalEntry'];
 
 const money = (numeric: string) => formatMinorUnits(numericToMinorUnits(numeric));
 
+/** A stored line as the API shows it: UZS amounts with two decimals, a foreign amount in its currency's decimals. */
+export function toJournalLine(l: LineRow): JournalEntry['lines'][number] {
+  return {
+    lineNo: l.line_no,
+    accountCode: l.account_code,
+    subaccountId: l.subaccount_id,
+    debit: money(l.debit),
+    credit: money(l.credit),
+    memo: l.memo,
+    currency: l.currency,
+    currencyAmount: l.currency && l.currency_amount !== null ? formatForeignAmount(l.currency_amount, l.currency) : null,
+    rate: l.rate === null ? null : canonical(l.rate),
+    rateSource: l.rate_source,
+    rateDate: l.rate_date,
+  };
+}
+
 function toJournalEntry(row: EntryRow, lines: LineRow[]): JournalEntry {
   return {
     id: row.id,
@@ -39,14 +57,8 @@ function toJournalEntry(row: EntryRow, lines: LineRow[]): JournalEntry {
     entryDate: row.entry_date,
     description: row.description,
     reference: row.reference,
-    lines: lines.map((l) => ({
-      lineNo: l.line_no,
-      accountCode: l.account_code,
-      subaccountId: l.subaccount_id,
-      debit: money(l.debit),
-      credit: money(l.credit),
-      memo: l.memo,
-    })),
+    kind: row.kind,
+    lines: lines.map(toJournalLine),
     totalDebit: money(row.total_debit),
     totalCredit: money(row.total_credit),
     reversalOf: row.reversal_of,
@@ -79,11 +91,13 @@ export function createJournalEntries({ db, companies, webhookEvents }: { db: Seq
    * posting path checks the company here rather than through the company scope: one query instead of two
    * on the ledger's hottest path.
    */
-  const contextStatement = (scope: LedgerScope, requestId: string, lines: NewLine[]) =>
+  const contextStatement = (scope: LedgerScope, requestId: string, prepared: PreparedEntry) =>
     postingContextStatement(scope, {
       requestId,
-      codes: [...new Set(lines.map((l) => l.accountCode))],
-      subaccountIds: [...new Set(lines.flatMap((l) => (l.subaccountId ? [l.subaccountId] : [])))],
+      codes: [...new Set(prepared.lines.map((l) => l.accountCode))],
+      subaccountIds: [...new Set(prepared.lines.flatMap((l) => (l.subaccountId ? [l.subaccountId] : [])))],
+      currencies: currenciesToRate(prepared.lines),
+      entryDate: prepared.entryDate,
     });
 
   /**
@@ -94,7 +108,7 @@ export function createJournalEntries({ db, companies, webhookEvents }: { db: Seq
     principal: Principal,
     scope: LedgerScope,
     requestId: string,
-    prepared: PreparedEntry,
+    requested: PreparedEntry,
     ctx: RequestContext,
     check: (tx: Tx) => Promise<void>,
     action: AuditAction,
@@ -104,9 +118,12 @@ export function createJournalEntries({ db, companies, webhookEvents }: { db: Seq
     try {
       // The posting's checks travel with the transaction's opening (one round trip).
       committed = await withTenant(db, scope.tenantId, async (tx, [context]) => {
-        if (checkPosting(postingContextOf(context!), prepared.lines, prepared.reversalOf !== null).replayed) {
-          return { entry: (await replayOf(tx, scope, requestId, prepared.hash))!, created: false, starts: [] };
+        const facts = postingContextOf(context!);
+        if (checkPosting(facts, requested.lines, requested.reversalOf !== null).replayed) {
+          return { entry: (await replayOf(tx, scope, requestId, requested.hash))!, created: false, starts: [] };
         }
+        // CBU lines take the stored rate of the entry date, read with the checks.
+        const prepared = applyStoredRates(requested, facts.rates);
         await check(tx);
         const id = randomUUID();
         // The audit event, the posting and its webhook event in one round trip, the audit event first: the
@@ -148,7 +165,20 @@ export function createJournalEntries({ db, companies, webhookEvents }: { db: Seq
           entryDate: prepared.entryDate,
           description: prepared.description,
           reference: prepared.reference,
-          lines: prepared.lines.map(({ lineNo, accountCode, subaccountId, debit, credit, memo }) => ({ lineNo, accountCode, subaccountId, debit, credit, memo })),
+          kind: 'POSTING',
+          lines: prepared.lines.map(({ lineNo, accountCode, subaccountId, debit, credit, memo, currency, currencyAmount, rate, rateSource, rateDate }) => ({
+            lineNo,
+            accountCode,
+            subaccountId,
+            debit,
+            credit,
+            memo,
+            currency,
+            currencyAmount,
+            rate,
+            rateSource,
+            rateDate,
+          })),
           totalDebit: formatMinorUnits(prepared.total),
           totalCredit: formatMinorUnits(prepared.total),
           reversalOf: prepared.reversalOf,
@@ -158,13 +188,13 @@ export function createJournalEntries({ db, companies, webhookEvents }: { db: Seq
           correlationId: ctx.correlationId,
         };
         return { entry, created: true, starts: recordedStartsOf(event!) };
-      }, [contextStatement(scope, requestId, prepared.lines)]);
+      }, [contextStatement(scope, requestId, requested)]);
     } catch (err) {
       if (err instanceof DuplicateRowError) {
         // A concurrent request won: the same requestId (answer with its entry) or the same reversal target.
-        const replay = await withTenant(db, scope.tenantId, (tx) => replayOf(tx, scope, requestId, prepared.hash));
+        const replay = await withTenant(db, scope.tenantId, (tx) => replayOf(tx, scope, requestId, requested.hash));
         if (replay) return { entry: replay, created: false };
-        if (prepared.reversalOf) throw new AppError('entry-already-reversed', 'The entry was reversed by another request');
+        if (requested.reversalOf) throw new AppError('entry-already-reversed', 'The entry was reversed by another request');
       }
       if (err instanceof LedgerRuleError && err.rule === 'period-closed') throw new AppError('period-closed', 'The period of this date is closed or closing');
       if (err instanceof LedgerRuleError && err.rule === 'header-account') {
@@ -189,6 +219,10 @@ export function createJournalEntries({ db, companies, webhookEvents }: { db: Seq
     const check = async (tx: Tx) => {
       const current = await findEntry(tx, scope, { id: original.id });
       if (current!.reversal_of) throw new AppError('entry-not-reversible', 'A reversal is never itself reversed');
+      if (current!.kind === 'REVALUATION') {
+        throw new AppError('entry-not-reversible', 'A revaluation entry is not reversed: the next revaluation brings the balances to its rates');
+      }
+      if (current!.kind === 'YEAR_END_CLOSING') throw new AppError('entry-not-reversible', 'A year-end closing entry is not reversed: its year is closed');
       if (current!.reversed_by) throw new AppError('entry-already-reversed', `The entry is already reversed by ${current!.reversed_by}`, { reversedBy: current!.reversed_by });
       if (input.entryDate < original.entryDate) {
         throw new AppError('validation', 'A reversal cannot be dated before the entry it reverses', {
@@ -208,7 +242,7 @@ export function createJournalEntries({ db, companies, webhookEvents }: { db: Seq
   async function listJournalEntries(
     principal: Principal,
     legalEntityId: string,
-    filter: PageQuery & { dateFrom?: string; dateTo?: string; accountCode?: string },
+    filter: PageQuery & { dateFrom?: string; dateTo?: string; accountCode?: string; currency?: string },
   ): Promise<Schemas['JournalEntryPage']> {
     return companies.read(principal, legalEntityId, async (tx, scope) => {
       const { rows, total } = await listEntries(tx, scope, filter);

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import Decimal from 'decimal.js';
 import type { Tx } from '../../db/connection';
 import { accountInfo, type LedgerScope } from '../../db/repositories/ledger/journal';
 import {
@@ -10,8 +11,10 @@ import {
   snapshotBalances,
   type PeriodCloseRow,
 } from '../../db/repositories/ledger/period-closes';
+import { findRevaluation } from '../../db/repositories/ledger/revaluations';
 import { AppError } from '../../core/problems';
 import { formatMinorUnits, numericToMinorUnits } from '../../core/money';
+import { formatForeignAmount } from '../../core/currency';
 import { closePeriodWorkflowId } from '../../contracts/workflow-ids';
 import { CLOSE_PERIOD_WORKFLOW, type ClosePeriodWorkflow } from '../../contracts/ledger';
 import { normalSideOf, type AccountType } from '../accounting/chart-of-accounts';
@@ -26,6 +29,12 @@ type PeriodClose = Schemas['PeriodClose'];
 /** The balance on the account's normal side: debits minus credits for debit-side accounts, else the reverse. */
 export function normalBalance(type: AccountType | undefined, debit: bigint, credit: bigint): bigint {
   return type && normalSideOf(type) === 'CREDIT' ? credit - debit : debit - credit;
+}
+
+/** A foreign balance (debit positive, as stored) on the account's normal side. */
+export function foreignBalance(type: AccountType | undefined, debitPositive: string): string {
+  const value = new Decimal(debitPositive);
+  return (type && normalSideOf(type) === 'CREDIT' ? value.negated() : value).toFixed();
 }
 
 function todayUtc(): string {
@@ -55,6 +64,8 @@ export function createPeriodCloses(deps: { companies: CompanyScopes; workflows: 
         return {
           accountCode: b.account_code,
           subaccountId: b.subaccount_id,
+          currency: b.currency,
+          currencyBalance: b.currency === null ? null : formatForeignAmount(foreignBalance(type, b.currency_balance!), b.currency),
           debitTotal: formatMinorUnits(debit),
           creditTotal: formatMinorUnits(credit),
           balance: formatMinorUnits(normalBalance(type, debit, credit)),
@@ -83,6 +94,10 @@ export function createPeriodCloses(deps: { companies: CompanyScopes; workflows: 
       const state = await lockLedgerState(tx, scope);
       const running = await findPeriodClose(tx, scope, { running: true });
       if (running) throw new AppError('period-close-running', `The close through ${running.closeDate} is still running`, { closeId: running.id });
+      const revaluation = await findRevaluation(tx, scope, { running: true });
+      if (revaluation) {
+        throw new AppError('revaluation-running', `The revaluation at ${revaluation.revaluationDate} is still running`, { revaluationId: revaluation.id });
+      }
       if (state.lastClosedDate && input.closeDate <= state.lastClosedDate) {
         throw new AppError('period-already-closed', `The ledger is closed through ${state.lastClosedDate}; close a later date`, {
           closedThrough: state.lastClosedDate,

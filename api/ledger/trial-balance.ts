@@ -1,24 +1,39 @@
+import Decimal from 'decimal.js';
 import { accountInfo } from '../../db/repositories/ledger/journal';
-import { balancesThrough, lastCompletedClose } from '../../db/repositories/ledger/period-closes';
 import { formatMinorUnits, numericToMinorUnits } from '../../core/money';
+import { formatForeignAmount } from '../../core/currency';
 import type { AccountType } from '../accounting/chart-of-accounts';
 import type { Principal } from '../http/context';
 import type { Schemas } from '../http/operation-handler';
 import type { CompanyScopes } from '../organisation/company-scope';
-import { normalBalance } from './period-closes';
+import { foreignBalance, normalBalance } from './period-closes';
+import { cumulativeThrough } from './reports';
 
 /** Trial balances, read from the last snapshot at or before the date plus the lines after it. */
 export function createTrialBalances(companies: CompanyScopes) {
-  /** The last completed snapshot at or before `asOf` plus the lines after it, per account. */
-  async function getTrialBalance(principal: Principal, legalEntityId: string, asOf: string): Promise<Schemas['TrialBalance']> {
+  /**
+   * The last completed snapshot at or before `asOf` plus the lines after it, per account (UZS), with each
+   * account's foreign balances and their carrying amounts; only the lines in `currency` when one is asked for.
+   */
+  async function getTrialBalance(principal: Principal, legalEntityId: string, asOf: string, currency?: string): Promise<Schemas['TrialBalance']> {
     return companies.read(principal, legalEntityId, async (tx, scope) => {
-      const base = await lastCompletedClose(tx, scope, { atOrBefore: asOf });
-      const rows = await balancesThrough(tx, scope, base, asOf);
-      const perAccount = new Map<string, { debit: bigint; credit: bigint }>();
+      const { base, rows } = await cumulativeThrough(tx, scope, asOf, { currency });
+      const perAccount = new Map<string, { debit: bigint; credit: bigint; currencies: Map<string, { debit: bigint; credit: bigint; balance: string }> }>();
       for (const r of rows) {
-        const sum = perAccount.get(r.account_code) ?? { debit: 0n, credit: 0n };
-        sum.debit += numericToMinorUnits(r.debit_total);
-        sum.credit += numericToMinorUnits(r.credit_total);
+        const sum = perAccount.get(r.account_code) ?? { debit: 0n, credit: 0n, currencies: new Map() };
+        const debit = numericToMinorUnits(r.debit_total);
+        const credit = numericToMinorUnits(r.credit_total);
+        sum.debit += debit;
+        sum.credit += credit;
+        if (r.currency !== null) {
+          // Subaccounts of one account in one currency add up to the account's.
+          const prior = sum.currencies.get(r.currency);
+          sum.currencies.set(r.currency, {
+            debit: (prior?.debit ?? 0n) + debit,
+            credit: (prior?.credit ?? 0n) + credit,
+            balance: prior ? new Decimal(prior.balance).plus(r.currency_balance!).toFixed() : r.currency_balance!,
+          });
+        }
         perAccount.set(r.account_code, sum);
       }
       const info = await accountInfo(tx, scope, [...perAccount.keys()]);
@@ -36,10 +51,16 @@ export function createTrialBalances(companies: CompanyScopes) {
           debit: formatMinorUnits(sum.debit),
           credit: formatMinorUnits(sum.credit),
           balance: formatMinorUnits(normalBalance(type, sum.debit, sum.credit)),
+          currencies: [...sum.currencies.entries()].map(([code, c]) => ({
+            currency: code,
+            balance: formatForeignAmount(foreignBalance(type, c.balance), code),
+            carryingAmount: formatMinorUnits(normalBalance(type, c.debit, c.credit)),
+          })),
         };
       });
       return {
         asOf,
+        currency: currency ?? null,
         basedOnCloseId: base?.id ?? null,
         lines,
         totalDebit: formatMinorUnits(totalDebit),

@@ -23,6 +23,9 @@ import * as headerAccounts from './2026.11.24T14.00.00.header-accounts';
 import * as magicLinks from './2026.11.25T06.00.00.magic-links';
 import * as webhooks from './2026.11.25T07.00.00.webhooks';
 import * as webhookDelivery from './2026.11.25T07.30.00.webhook-delivery';
+import * as foreignCurrency from './2026.11.25T09.00.00.foreign-currency';
+import * as accountStatementIndex from './2026.11.25T10.00.00.account-statement-index';
+import * as yearEndClosing from './2026.11.25T11.00.00.year-end-closing';
 
 export type { MigrationContext };
 
@@ -57,4 +60,7 @@ export const MIGRATIONS: Array<{ name: string; module: MigrationModule }> = [
   { name: '2026.11.25T06.00.00.magic-links', module: magicLinks },
   { name: '2026.11.25T07.00.00.webhooks', module: webhooks },
   { name: '2026.11.25T07.30.00.webhook-delivery', module: webhookDelivery },
+  { name: '2026.11.25T09.00.00.foreign-currency', module: foreignCurrency },
+  { name: '2026.11.25T10.00.00.account-statement-index', module: accountStatementIndex },
+  { name: '2026.11.25T11.00.00.year-end-closing', module: yearEndClosing },
 ];

@@ -21,6 +21,11 @@ export class JournalLine extends Model<InferAttributes<JournalLine>, InferCreati
   declare debit: string;
   declare credit: string;
   declare memo: string | null;
+  declare currency: CreationOptional<string | null>;
+  declare currencyAmount: CreationOptional<string | null>;
+  declare rate: CreationOptional<string | null>;
+  declare rateSource: CreationOptional<'CBU' | 'BANK' | 'MANUAL' | null>;
+  declare rateDate: CreationOptional<string | null>;
 }
 
 /** Updated as the close runs, never deleted (the application role has no DELETE grant). */
@@ -39,6 +44,25 @@ export class PeriodClose extends Model<InferAttributes<PeriodClose>, InferCreati
   declare correlationId: string;
 }
 
+/** A revaluation's run: updated as it runs, never deleted (the application role has no DELETE grant). */
+export class Revaluation extends Model<InferAttributes<Revaluation>, InferCreationAttributes<Revaluation>> {
+  declare tenantId: string;
+  declare id: string;
+  declare legalEntityId: string;
+  declare revaluationDate: string;
+  declare status: 'RUNNING' | 'COMPLETED' | 'FAILED';
+  declare requestedBy: 'REQUEST' | 'PERIOD_CLOSE';
+  declare closeId: string | null;
+  declare requestedByMembershipId: string | null;
+  declare requestedAt: CreationOptional<Date>;
+  declare completedAt: CreationOptional<Date | null>;
+  declare failureReason: CreationOptional<string | null>;
+  declare entryId: CreationOptional<string | null>;
+  declare gainTotal: CreationOptional<string | null>;
+  declare lossTotal: CreationOptional<string | null>;
+  declare correlationId: string;
+}
+
 /** Rows are never updated or deleted; the database rejects both. No primary key: unique per close, account and subaccount. */
 export class PeriodCloseBalance extends Model<InferAttributes<PeriodCloseBalance>, InferCreationAttributes<PeriodCloseBalance>> {
   declare tenantId: string;
@@ -49,6 +73,8 @@ export class PeriodCloseBalance extends Model<InferAttributes<PeriodCloseBalance
   declare subaccountId: string | null;
   declare debitTotal: string;
   declare creditTotal: string;
+  declare currency: CreationOptional<string | null>;
+  declare currencyBalance: CreationOptional<string | null>;
 }
 
 export function initLedgerModels(sequelize: Sequelize): void {
@@ -74,8 +100,33 @@ export function initLedgerModels(sequelize: Sequelize): void {
       debit: { type: DataTypes.DECIMAL(20, 2), allowNull: false },
       credit: { type: DataTypes.DECIMAL(20, 2), allowNull: false },
       memo: DataTypes.TEXT,
+      currency: DataTypes.TEXT,
+      currencyAmount: DataTypes.DECIMAL(19, 3),
+      rate: DataTypes.DECIMAL(25, 10),
+      rateSource: DataTypes.TEXT,
+      rateDate: DataTypes.DATEONLY,
     },
     { sequelize, tableName: 'journal_lines' },
+  );
+  Revaluation.init(
+    {
+      tenantId: { type: DataTypes.UUID, primaryKey: true },
+      id: { type: DataTypes.UUID, primaryKey: true },
+      legalEntityId: { type: DataTypes.UUID, allowNull: false },
+      revaluationDate: { type: DataTypes.DATEONLY, allowNull: false },
+      status: { type: DataTypes.TEXT, allowNull: false },
+      requestedBy: { type: DataTypes.TEXT, allowNull: false },
+      closeId: DataTypes.UUID,
+      requestedByMembershipId: DataTypes.UUID,
+      requestedAt: { type: DataTypes.DATE, defaultValue: DataTypes.NOW },
+      completedAt: DataTypes.DATE,
+      failureReason: DataTypes.TEXT,
+      entryId: DataTypes.UUID,
+      gainTotal: DataTypes.DECIMAL(20, 2),
+      lossTotal: DataTypes.DECIMAL(20, 2),
+      correlationId: { type: DataTypes.UUID, allowNull: false },
+    },
+    { sequelize, tableName: 'revaluations' },
   );
   PeriodClose.init(
     {
@@ -104,6 +155,8 @@ export function initLedgerModels(sequelize: Sequelize): void {
       subaccountId: DataTypes.UUID,
       debitTotal: { type: DataTypes.DECIMAL(22, 2), allowNull: false },
       creditTotal: { type: DataTypes.DECIMAL(22, 2), allowNull: false },
+      currency: DataTypes.TEXT,
+      currencyBalance: DataTypes.DECIMAL(23, 3),
     },
     { sequelize, tableName: 'period_close_balances' },
   );

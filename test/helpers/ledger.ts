@@ -1,5 +1,11 @@
+import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import Decimal from 'decimal.js';
 import type { Transaction } from 'sequelize';
+import type { ExportedEntry } from '../../tools/hledger-journal';
 import { snapshotLockKey } from '../../db/repositories/ledger/period-closes';
 import { api, bearer, type Registered } from './clients';
 import type { TestStack } from './stack';
@@ -10,6 +16,10 @@ export interface LineSpec {
   credit?: string;
   subaccountId?: string;
   memo?: string;
+  currency?: string;
+  currencyAmount?: string;
+  rate?: string;
+  rateSource?: 'CBU' | 'BANK' | 'MANUAL';
 }
 
 /** A JournalEntryCreate body: lines default the missing side to "0". */
@@ -41,6 +51,10 @@ export function ledgerApi(stack: TestStack, user: Registered) {
     get: (entryId: string) => api(stack).get(`${base}/entries/${entryId}`).set(...auth),
     list: (query: Record<string, string | number> = {}) => api(stack).get(`${base}/entries`).query(query).set(...auth),
     trialBalance: (asOf: string) => api(stack).get(`${base}/trial-balance`).query({ asOf }).set(...auth),
+    turnoverSheet: (from: string, to: string, query: Record<string, string> = {}) =>
+      api(stack).get(`${base}/reports/turnover-sheet`).query({ from, to, ...query }).set(...auth),
+    accountStatement: (query: Record<string, string | number>) => api(stack).get(`${base}/reports/account-statement`).query(query).set(...auth),
+    report: (name: 'balance-sheet' | 'financial-results', query: Record<string, string>) => api(stack).get(`${base}/reports/${name}`).query(query).set(...auth),
     close: (closeDate: string, requestId: string = randomUUID()) => api(stack).post(`${base}/periods/close`).set(...auth).send({ requestId, closeDate }),
     closes: () => api(stack).get(`${base}/periods`).set(...auth),
     getClose: (closeId: string) => api(stack).get(`${base}/periods/${closeId}`).set(...auth),
@@ -82,4 +96,88 @@ export async function holdSnapshotStep(stack: TestStack, legalEntityId: string, 
       await holder;
     },
   };
+}
+
+/** Every entry of the company, all pages, in journal order. */
+export async function allEntries(ledger: ReturnType<typeof ledgerApi>): Promise<Array<ExportedEntry & { id: string; kind: string }>> {
+  const entries: Array<ExportedEntry & { id: string; kind: string }> = [];
+  for (let page = 0; ; page++) {
+    const res = await ledger.list({ page, size: 100 }).expect(200);
+    entries.push(...res.body.items);
+    if (page + 1 >= res.body.totalPages) break;
+  }
+  return entries;
+}
+
+/**
+ * A company's balances as of a date, in three views keyed by top-level account (and currency), debit
+ * positive, zeros left out: `uzs` the UZS balance, `foreign` the balance in each foreign currency
+ * (`"5210 USD"`), `carrying` the UZS carrying amount of each foreign balance. Amounts are canonical decimal
+ * strings (UZS with two decimals, foreign amounts without trailing zeros), so two views compare with toEqual.
+ */
+export interface BalanceViews {
+  uzs: Record<string, string>;
+  foreign: Record<string, string>;
+  carrying: Record<string, string>;
+}
+
+const uzsText = (value: Decimal.Value) => new Decimal(value).toFixed(2);
+const foreignText = (value: Decimal.Value) => new Decimal(value).toFixed();
+
+/** The trial balance's views: its balances are on each account's normal side, turned debit positive here. */
+export function trialBalanceViews(tb: {
+  lines: Array<{ code: string; type: string; debit: string; credit: string; currencies: Array<{ currency: string; balance: string; carryingAmount: string }> }>;
+}): BalanceViews {
+  const views: BalanceViews = { uzs: {}, foreign: {}, carrying: {} };
+  for (const line of tb.lines) {
+    const uzs = new Decimal(line.debit).minus(line.credit);
+    if (!uzs.isZero()) views.uzs[line.code] = uzsText(uzs);
+    const sign = line.type === 'ASSET' || line.type === 'EXPENSE' ? 1 : -1;
+    for (const c of line.currencies) {
+      const balance = new Decimal(c.balance).times(sign);
+      const carrying = new Decimal(c.carryingAmount).times(sign);
+      if (!balance.isZero()) views.foreign[`${line.code} ${c.currency}`] = foreignText(balance);
+      if (!carrying.isZero()) views.carrying[`${line.code} ${c.currency}`] = uzsText(carrying);
+    }
+  }
+  return views;
+}
+
+/**
+ * The same views from hledger, run on a journal tools/hledger-journal.ts wrote: `balance --cost` (UZS), plain
+ * `balance` (each commodity but UZS) and `balance --cost tag:currency=<code>` per currency (the carrying
+ * amounts), each summed to the top-level accounts, through `asOf`.
+ */
+export function hledgerViews(journal: string, asOf: string, currencies: readonly string[]): BalanceViews {
+  const dir = mkdtempSync(path.join(tmpdir(), 'hledger-'));
+  try {
+    const file = path.join(dir, 'ledger.journal');
+    writeFileSync(file, journal);
+    const end = new Date(Date.parse(`${asOf}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+    const report = (args: string[]) => {
+      const csv = execFileSync('hledger', ['-f', file, 'balance', '--flat', '--depth', '1', '-e', end, '-O', 'csv', '--no-total', '--layout', 'bare', ...args], {
+        encoding: 'utf8',
+      });
+      // "account","commodity","balance"; a zero balance may come without its commodity.
+      return csv
+        .trim()
+        .split('\n')
+        .slice(1)
+        .map((row) => row.split(',').map((cell) => cell.replace(/^"|"$/g, '')))
+        .filter(([, , amount]) => !new Decimal(amount!).isZero())
+        .map(([account, commodity, amount]) => ({ account: account!, commodity: commodity!, amount: amount! }));
+    };
+    const views: BalanceViews = { uzs: {}, foreign: {}, carrying: {} };
+    for (const r of report(['--cost'])) {
+      if (r.commodity !== 'UZS') throw new Error(`hledger --cost left ${r.amount} ${r.commodity} on ${r.account}`);
+      views.uzs[r.account] = uzsText(r.amount);
+    }
+    for (const r of report([])) if (r.commodity !== 'UZS') views.foreign[`${r.account} ${r.commodity}`] = foreignText(r.amount);
+    for (const currency of currencies) {
+      for (const r of report(['--cost', `tag:currency=^${currency}$`])) views.carrying[`${r.account} ${currency}`] = uzsText(r.amount);
+    }
+    return views;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }

@@ -13,6 +13,7 @@ import { createOutboxMailer } from '../../adapters/mail';
 import { storeOutboxMessage } from '../../db/repositories/mail/outbox';
 import { createSequelize } from '../../db/connection';
 import { openDatabase } from '../../db/open';
+import { dropDatabase, setupDatabase } from '../../db/setup';
 import { createWorker } from '../../worker/create-worker';
 import { startRelay, type StartRelay } from '../../worker/start-relay';
 
@@ -75,7 +76,17 @@ export function loadTestConfig(overrides: Record<string, string> = {}): Config {
  */
 export async function startTestStack(
   overrides: Record<string, string> = {},
-  options: { worker?: boolean; relayIntervalMs?: number; /** Receives every API and worker log line (else stdout). */ log?: (line: string) => void } = {},
+  options: {
+    worker?: boolean;
+    relayIntervalMs?: number;
+    /** Receives every API and worker log line (else stdout). */
+    log?: (line: string) => void;
+    /**
+     * A database of this stack's own (dropped and set up afresh), for a file that changes what every workspace
+     * shares (the rates), which files running beside it in the shared test database would otherwise see.
+     */
+    ownDatabase?: string;
+  } = {},
 ): Promise<TestStack> {
   if (!runtimeInstalled) {
     Runtime.install({ logger: new DefaultLogger('WARN') });
@@ -89,8 +100,13 @@ export async function startTestStack(
     HOUSEKEEPING_SCHEDULE_ID: `housekeeping-${taskQueue}`,
     RATES_CBU_URL: 'http://127.0.0.1:9/cbu',
     RATES_BANK_URL: 'http://127.0.0.1:9/bank',
+    ...(options.ownDatabase ? { DATABASE_NAME: `${databaseName(loadTestConfig().database.url)}_${options.ownDatabase}` } : {}),
     ...overrides,
   });
+  if (options.ownDatabase) {
+    await dropDatabase(config, databaseName(config.database.url));
+    await setupDatabase(config);
+  }
   const logger = createLogger(config.logLevel, {}, options.log);
   const db = openDatabase(config.database.url, { poolMax: 20 });
   const owner = createSequelize(config.database.ownerUrl, { poolMax: 1 });

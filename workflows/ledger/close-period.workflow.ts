@@ -1,13 +1,19 @@
-import { ActivityFailure, ApplicationFailure, proxyActivities } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, executeChild, proxyActivities, WorkflowIdReusePolicy } from '@temporalio/workflow';
 import { activityProfiles } from '../../contracts/activity-profiles';
-import type { ClosePeriodActivities, ClosePeriodInput, ClosePeriodResult } from '../../contracts/ledger';
+import { isFiscalYearEnd, type ClosePeriodActivities, type ClosePeriodInput, type ClosePeriodResult } from '../../contracts/ledger';
+import { postRevaluationWorkflowId } from '../../contracts/workflow-ids';
+import { TENANT_ID } from '../../contracts/search-attributes';
+import { postRevaluationWorkflow } from './post-revaluation.workflow';
 
 const steps = proxyActivities<ClosePeriodActivities>(activityProfiles.databaseStep);
-const { computeClosingBalances } = proxyActivities<ClosePeriodActivities>(activityProfiles.closingBalances);
+const { computeClosingBalances, postYearEndClosing } = proxyActivities<ClosePeriodActivities>(activityProfiles.closingBalances);
 
 /**
- * Closes the period through closeDate: holds back postings dated at or before it, stores the closing
- * balances (previous snapshot plus the period's lines), checks they balance and marks the period closed.
+ * Closes the period through closeDate: holds back postings dated at or before it, revalues the foreign-currency
+ * balances at closeDate (the child workflow `revaluation-<legalEntityId>-<closeDate>`, unless that date was
+ * revalued already), at a fiscal year's end posts the closing entries (income and expenses into 9910, 9910
+ * into 8710), stores the closing balances (previous snapshot plus the period's lines), checks they balance and
+ * marks the period closed. A revaluation that fails fails the close.
  * Started by closePeriod (workflow id `close-period-<legalEntityId>-<closeDate>`); every activity is idempotent.
  */
 export async function closePeriodWorkflow(input: ClosePeriodInput): Promise<ClosePeriodResult> {
@@ -15,6 +21,21 @@ export async function closePeriodWorkflow(input: ClosePeriodInput): Promise<Clos
     // A start retried after it had taken may run again once the first run ended: it changes nothing.
     const { running } = await steps.lockClosedPeriod(input);
     if (!running) return { status: 'ALREADY_SETTLED' };
+    const revaluation = await steps.openCloseRevaluation(input);
+    if (revaluation.status === 'RUNNING') {
+      const outcome = await executeChild(postRevaluationWorkflow, {
+        workflowId: postRevaluationWorkflowId(input.legalEntityId, input.closeDate),
+        args: [
+          { tenantId: input.tenantId, legalEntityId: input.legalEntityId, revaluationId: revaluation.revaluationId, revaluationDate: input.closeDate, correlationId: input.correlationId },
+        ],
+        // A revaluation of this date that failed before may run again under the same id.
+        workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+        typedSearchAttributes: [{ key: TENANT_ID, value: input.tenantId }],
+      });
+      if (outcome.status === 'FAILED') throw ApplicationFailure.nonRetryable(`the revaluation at ${input.closeDate} failed: ${outcome.reason}`);
+    }
+    // The revaluation's gains and losses are income and expenses of the year: closed after it.
+    if (isFiscalYearEnd(input.closeDate)) await postYearEndClosing(input);
     const summary = await computeClosingBalances(input);
     await steps.completePeriodClose({ ...input, entryCount: summary.entryCount, total: summary.total });
     return { status: 'COMPLETED', ...summary };

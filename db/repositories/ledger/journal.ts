@@ -21,6 +21,11 @@ export interface NewLine {
   debit: string;
   credit: string;
   memo: string | null;
+  currency: string | null;
+  currencyAmount: string | null;
+  rate: string | null;
+  rateSource: 'CBU' | 'BANK' | 'MANUAL' | null;
+  rateDate: string | null;
 }
 
 export interface EntryRow {
@@ -32,6 +37,7 @@ export interface EntryRow {
   request_hash: string;
   reversal_of: string | null;
   reversed_by: string | null;
+  kind: 'POSTING' | 'REVALUATION' | 'YEAR_END_CLOSING';
   total_debit: string;
   total_credit: string;
   posted_at: Date;
@@ -47,6 +53,11 @@ export interface LineRow {
   debit: string;
   credit: string;
   memo: string | null;
+  currency: string | null;
+  currency_amount: string | null;
+  rate: string | null;
+  rate_source: 'CBU' | 'BANK' | 'MANUAL' | null;
+  rate_date: string | null;
 }
 
 export interface NewEntry {
@@ -60,11 +71,13 @@ export interface NewEntry {
   total: string;
   postedByMembershipId: string | null;
   correlationId: string;
+  /** A system entry (REVALUATION, YEAR_END_CLOSING) marks every line as a system line (the database checks both at commit). */
+  kind?: 'POSTING' | 'REVALUATION' | 'YEAR_END_CLOSING';
 }
 
 /**
  * Takes the company's next entry number and writes the entry and its lines, in one statement, unless the
- * entry is dated at or before the cut-off (then nothing is written and `postedAt` is null; the caller rolls
+ * entry is dated at or before the cut-off (a running close's own system entries excepted, on its date; else nothing is written and `postedAt` is null; the caller rolls
  * back, which returns the number; read the row with postedEntryOf). Every posting of a company passes through its ledger row and holds it
  * until commit, so numbers are gapless and a period close that moves the cut-off waits for postings in
  * flight, after which every later one sees it. One round trip while the row is held keeps that window short.
@@ -74,26 +87,34 @@ export function postJournalEntryStatement(scope: LedgerScope, entry: NewEntry, l
     sql: `WITH counter AS (
        INSERT INTO ledger_states AS s (tenant_id, legal_entity_id, next_entry_number) VALUES (:tenantId, :legalEntityId, 2)
        ON CONFLICT (tenant_id, legal_entity_id) DO UPDATE SET next_entry_number = s.next_entry_number + 1
-       RETURNING s.next_entry_number - 1 AS number, s.locked_through
+       RETURNING s.next_entry_number - 1 AS number, s.locked_through, s.last_closed_date
      ), entry AS (
        INSERT INTO journal_entries (tenant_id, id, legal_entity_id, number, entry_date, description, reference, request_id, request_hash,
-                                    reversal_of, total_debit, total_credit, line_count, posted_by_membership_id, correlation_id)
+                                    reversal_of, total_debit, total_credit, line_count, posted_by_membership_id, correlation_id, kind)
        SELECT :tenantId, :id, :legalEntityId, counter.number, :entryDate, :description, :reference, :requestId, :requestHash,
-              :reversalOf, :total, :total, :lineCount, :postedByMembershipId, :correlationId
+              :reversalOf, :total, :total, :lineCount, :postedByMembershipId, :correlationId, :kind
          FROM counter WHERE counter.locked_through IS NULL OR counter.locked_through < CAST(:entryDate AS date)
+               OR (:kind <> 'POSTING' AND counter.locked_through = CAST(:entryDate AS date)
+                   AND (counter.last_closed_date IS NULL OR counter.last_closed_date < counter.locked_through))
        RETURNING id, posted_at
      ), lines AS (
-       INSERT INTO journal_lines (tenant_id, entry_id, line_no, legal_entity_id, entry_date, account_code, subaccount_id, debit, credit, memo)
-       SELECT :tenantId, entry.id, l.line_no, :legalEntityId, :entryDate, l.account_code, l.subaccount_id, l.debit, l.credit, l.memo
+       INSERT INTO journal_lines (tenant_id, entry_id, line_no, legal_entity_id, entry_date, account_code, subaccount_id, debit, credit, memo,
+                                  currency, currency_amount, rate, rate_source, rate_date, system_line)
+       SELECT :tenantId, entry.id, l.line_no, :legalEntityId, :entryDate, l.account_code, l.subaccount_id, l.debit, l.credit, l.memo,
+              l.currency, l.currency_amount, l.rate, l.rate_source, l.rate_date, :systemLine
          FROM entry, unnest(ARRAY[:lineNos]::int[], ARRAY[:codes]::text[], ARRAY[:subaccounts]::uuid[],
-                            ARRAY[:debits]::numeric[], ARRAY[:credits]::numeric[], ARRAY[:memos]::text[])
-              AS l(line_no, account_code, subaccount_id, debit, credit, memo)
+                            ARRAY[:debits]::numeric[], ARRAY[:credits]::numeric[], ARRAY[:memos]::text[],
+                            ARRAY[:currencies]::text[], ARRAY[:currencyAmounts]::numeric[], ARRAY[:rates]::numeric[],
+                            ARRAY[:rateSources]::text[], ARRAY[:rateDates]::date[])
+              AS l(line_no, account_code, subaccount_id, debit, credit, memo, currency, currency_amount, rate, rate_source, rate_date)
      )
      SELECT counter.number, to_char(counter.locked_through, 'YYYY-MM-DD') AS locked_through, entry.posted_at
        FROM counter LEFT JOIN entry ON true`,
     replacements: {
       ...scope,
       ...entry,
+      kind: entry.kind ?? 'POSTING',
+      systemLine: (entry.kind ?? 'POSTING') !== 'POSTING',
       lineCount: lines.length,
       lineNos: lines.map((l) => l.lineNo),
       codes: lines.map((l) => l.accountCode),
@@ -101,6 +122,11 @@ export function postJournalEntryStatement(scope: LedgerScope, entry: NewEntry, l
       debits: lines.map((l) => l.debit),
       credits: lines.map((l) => l.credit),
       memos: lines.map((l) => l.memo),
+      currencies: lines.map((l) => l.currency),
+      currencyAmounts: lines.map((l) => l.currencyAmount),
+      rates: lines.map((l) => l.rate),
+      rateSources: lines.map((l) => l.rateSource),
+      rateDates: lines.map((l) => l.rateDate),
     },
   };
 }
@@ -112,7 +138,7 @@ export function postedEntryOf(row: Record<string, unknown>): { number: number; l
 }
 
 const ENTRY_COLUMNS = `e.id, e.number, to_char(e.entry_date, 'YYYY-MM-DD') AS entry_date, e.description, e.reference, e.request_hash,
-  e.reversal_of, r.id AS reversed_by, e.total_debit, e.total_credit, e.posted_at, e.posted_by_membership_id, e.correlation_id`;
+  e.reversal_of, r.id AS reversed_by, e.kind, e.total_debit, e.total_credit, e.posted_at, e.posted_by_membership_id, e.correlation_id`;
 const ENTRY_FROM = `journal_entries e LEFT JOIN journal_entries r ON r.tenant_id = e.tenant_id AND r.reversal_of = e.id`;
 
 export async function findEntry(tx: Db, scope: LedgerScope, by: { id: string } | { requestId: string }): Promise<EntryRow | null> {
@@ -128,7 +154,7 @@ export async function findEntry(tx: Db, scope: LedgerScope, by: { id: string } |
 export async function linesOf(tx: Db, scope: LedgerScope, entryIds: string[]): Promise<LineRow[]> {
   if (entryIds.length === 0) return [];
   const lines = await JournalLine.findAll({
-    attributes: ['entryId', 'lineNo', 'accountCode', 'subaccountId', 'debit', 'credit', 'memo'],
+    attributes: ['entryId', 'lineNo', 'accountCode', 'subaccountId', 'debit', 'credit', 'memo', 'currency', 'currencyAmount', 'rate', 'rateSource', 'rateDate'],
     where: { tenantId: scope.tenantId, entryId: { [Op.in]: entryIds } },
     order: [['entryId', 'ASC'], ['lineNo', 'ASC']],
     transaction: transactionOf(tx),
@@ -141,6 +167,11 @@ export async function linesOf(tx: Db, scope: LedgerScope, entryIds: string[]): P
     debit: l.debit,
     credit: l.credit,
     memo: l.memo,
+    currency: l.currency,
+    currency_amount: l.currencyAmount,
+    rate: l.rate,
+    rate_source: l.rateSource,
+    rate_date: l.rateDate,
   }));
 }
 
@@ -148,19 +179,33 @@ export interface EntryFilter {
   dateFrom?: string;
   dateTo?: string;
   accountCode?: string;
+  /** Entries with a line in this currency; UZS: with a UZS line. */
+  currency?: string;
   page: number;
   size: number;
 }
 
-/** Entries in journal order (by number), optionally within dates or touching one account. */
-export async function listEntries(tx: Db, scope: LedgerScope, filter: EntryFilter): Promise<{ rows: EntryRow[]; total: number }> {
+/** The SQL conditions on entries `e` of the filter's (its replacements: the scope's and the filter's own). */
+export function entryConditions(filter: Omit<EntryFilter, 'page' | 'size'>): string {
   const conditions = ['e.tenant_id = :tenantId', 'e.legal_entity_id = :legalEntityId'];
   if (filter.dateFrom) conditions.push('e.entry_date >= :dateFrom');
   if (filter.dateTo) conditions.push('e.entry_date <= :dateTo');
   if (filter.accountCode) {
     conditions.push('EXISTS (SELECT 1 FROM journal_lines l WHERE l.tenant_id = e.tenant_id AND l.entry_id = e.id AND l.account_code = :accountCode)');
   }
-  const where = conditions.join(' AND ');
+  if (filter.currency) {
+    conditions.push(
+      filter.currency === 'UZS'
+        ? 'EXISTS (SELECT 1 FROM journal_lines l WHERE l.tenant_id = e.tenant_id AND l.entry_id = e.id AND l.currency IS NULL)'
+        : 'EXISTS (SELECT 1 FROM journal_lines l WHERE l.tenant_id = e.tenant_id AND l.entry_id = e.id AND l.currency = :currency)',
+    );
+  }
+  return conditions.join(' AND ');
+}
+
+/** Entries in journal order (by number), optionally within dates or touching one account. */
+export async function listEntries(tx: Db, scope: LedgerScope, filter: EntryFilter): Promise<{ rows: EntryRow[]; total: number }> {
+  const where = entryConditions(filter);
   const replacements = { ...scope, ...filter, limit: filter.size, offset: filter.page * filter.size };
   const [count] = await selectRows<{ n: string }>(tx, `SELECT count(*) AS n FROM journal_entries e WHERE ${where}`, replacements);
   const rows = await selectRows<EntryRow>(
@@ -199,6 +244,8 @@ export interface PostingContext {
   /** Header accounts among the codes (group accounts of the global chart with accounts under them), each with those accounts. */
   headerDetails: Map<string, string[]>;
   subaccountParents: Map<string, string>;
+  /** Per currency asked for, the latest CBU rate on or before the entry date. */
+  rates: Map<string, { rate: string; rateDate: string }>;
 }
 
 /**
@@ -214,10 +261,14 @@ type PostingContextRow = {
   codes: string[] | null;
   headers: Record<string, string[]> | null;
   subaccounts: Array<{ id: string; parent: string }> | null;
+  rates: Record<string, { rate: string; rateDate: string }> | null;
 };
 
 /** The company, the requestId and the chart of a posting as one statement (read it with postingContextOf). */
-export function postingContextStatement(scope: LedgerScope, input: { requestId: string; codes: string[]; subaccountIds: string[] }): Statement {
+export function postingContextStatement(
+  scope: LedgerScope,
+  input: { requestId: string; codes: string[]; subaccountIds: string[]; currencies: string[]; entryDate: string },
+): Statement {
   return {
     sql: `SELECT (SELECT archived_at IS NOT NULL FROM legal_entities WHERE tenant_id = :tenantId AND id = :legalEntityId FOR KEY SHARE) AS archived,
             EXISTS (SELECT 1 FROM journal_entries WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId AND request_id = :requestId) AS replayed,
@@ -230,8 +281,12 @@ export function postingContextStatement(scope: LedgerScope, input: { requestId: 
                SELECT parent_code, array_agg(code ORDER BY code) AS details FROM global_accounts
                 WHERE parent_code = ANY(ARRAY[:codes]::text[]) GROUP BY parent_code) header) AS headers,
             (SELECT json_agg(json_build_object('id', id, 'parent', parent_code)) FROM company_subaccounts
-              WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId AND id = ANY(CAST(:subaccountIds AS uuid[]))) AS subaccounts`,
-    replacements: { ...scope, ...input, subaccountIds: `{${input.subaccountIds.join(',')}}` },
+              WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId AND id = ANY(CAST(:subaccountIds AS uuid[]))) AS subaccounts,
+            (SELECT json_object_agg(currency_code, json_build_object('rate', rate::text, 'rateDate', to_char(effective_date, 'YYYY-MM-DD'))) FROM (
+               SELECT DISTINCT ON (currency_code) currency_code, rate, effective_date FROM exchange_rates
+                WHERE source = 'CBU' AND currency_code = ANY(CAST(:currencies AS text[])) AND effective_date <= :entryDate
+                ORDER BY currency_code, effective_date DESC) stored) AS rates`,
+    replacements: { ...scope, ...input, subaccountIds: `{${input.subaccountIds.join(',')}}`, currencies: `{${input.currencies.join(',')}}` },
   };
 }
 
@@ -243,5 +298,6 @@ export function postingContextOf(rows: Record<string, unknown>[]): PostingContex
     knownCodes: new Set(row.codes ?? []),
     headerDetails: new Map(Object.entries(row.headers ?? {})),
     subaccountParents: new Map((row.subaccounts ?? []).map((s) => [s.id, s.parent])),
+    rates: new Map(Object.entries(row.rates ?? {})),
   };
 }

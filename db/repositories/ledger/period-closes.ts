@@ -20,11 +20,14 @@ export interface PeriodCloseRow {
   requestId: string;
 }
 
+/** Totals per account, subaccount and currency: UZS debit and credit totals, and for a foreign currency its balance (debit positive). */
 export interface BalanceRow {
   account_code: string;
   subaccount_id: string | null;
+  currency: string | null;
   debit_total: string;
   credit_total: string;
+  currency_balance: string | null;
 }
 
 function toRow(c: PeriodClose): PeriodCloseRow {
@@ -39,6 +42,9 @@ function toRow(c: PeriodClose): PeriodCloseRow {
     requestId: c.requestId,
   };
 }
+
+/** A line's foreign amount signed by its side (debit positive); null on a UZS line. */
+const FOREIGN_SIGNED = 'CASE WHEN debit > 0 THEN currency_amount ELSE -currency_amount END';
 
 const ofCompany = (scope: LedgerScope) => ({ tenantId: scope.tenantId, legalEntityId: scope.legalEntityId });
 
@@ -93,10 +99,17 @@ export async function periodClosesOf(tx: Db, scope: LedgerScope): Promise<Period
 export async function snapshotBalances(tx: Db, scope: LedgerScope, closeId: string): Promise<BalanceRow[]> {
   const rows = await PeriodCloseBalance.findAll({
     where: { tenantId: scope.tenantId, closeId },
-    order: [[literal('account_code COLLATE "C"'), 'ASC'], [col('subaccount_id'), 'ASC NULLS FIRST']],
+    order: [[literal('account_code COLLATE "C"'), 'ASC'], [col('subaccount_id'), 'ASC NULLS FIRST'], [col('currency'), 'ASC NULLS FIRST']],
     transaction: transactionOf(tx),
   });
-  return rows.map((b) => ({ account_code: b.accountCode, subaccount_id: b.subaccountId, debit_total: b.debitTotal, credit_total: b.creditTotal }));
+  return rows.map((b) => ({
+    account_code: b.accountCode,
+    subaccount_id: b.subaccountId,
+    currency: b.currency,
+    debit_total: b.debitTotal,
+    credit_total: b.creditTotal,
+    currency_balance: b.currencyBalance,
+  }));
 }
 
 /** The last completed close dated before `before` (or at or before `atOrBefore`), if any. */
@@ -125,20 +138,47 @@ export async function balancesThrough(
   scope: LedgerScope,
   base: { id: string; closeDate: string } | null,
   through: string,
+  filter: {
+    currency?: string;
+    foreignOnly?: boolean;
+    monetaryOnly?: boolean;
+    accountCode?: string;
+    subaccountId?: string;
+    accountRange?: { from: string; to: string };
+  } = {},
 ): Promise<BalanceRow[]> {
+  const conditions = [
+    filter.accountRange === undefined ? 'true' : 'account_code COLLATE "C" BETWEEN :rangeFrom AND :rangeTo',
+    filter.accountCode === undefined ? 'true' : 'account_code = :accountCode',
+    filter.subaccountId === undefined ? 'true' : 'subaccount_id = :subaccountId',
+    filter.currency === undefined ? 'true' : filter.currency === 'UZS' ? 'currency IS NULL' : 'currency = :currency',
+    filter.foreignOnly ? 'currency IS NOT NULL' : 'true',
+    filter.monetaryOnly ? 'EXISTS (SELECT 1 FROM monetary_account_ranges m WHERE account_code COLLATE "C" BETWEEN m.first_code AND m.last_code)' : 'true',
+  ].join(' AND ');
   return selectRows<BalanceRow>(
     tx,
-    `SELECT account_code, subaccount_id, sum(d)::text AS debit_total, sum(c)::text AS credit_total FROM (
-       SELECT account_code, subaccount_id, debit_total AS d, credit_total AS c FROM period_close_balances
+    `SELECT account_code, subaccount_id, currency, sum(d)::text AS debit_total, sum(c)::text AS credit_total, sum(f)::text AS currency_balance FROM (
+       SELECT account_code, subaccount_id, currency, debit_total AS d, credit_total AS c, currency_balance AS f FROM period_close_balances
         WHERE tenant_id = :tenantId AND close_id = :baseId
        UNION ALL
-       SELECT account_code, subaccount_id, debit, credit FROM journal_lines
+       SELECT account_code, subaccount_id, currency, debit, credit, ${FOREIGN_SIGNED} FROM journal_lines
         WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId
           AND entry_date > coalesce(CAST(:baseDate AS date), '-infinity') AND entry_date <= :through
      ) period
-     GROUP BY account_code, subaccount_id
-     ORDER BY account_code COLLATE "C", subaccount_id NULLS FIRST`,
-    { ...scope, baseId: base?.id ?? null, baseDate: base?.closeDate ?? null, through },
+     WHERE ${conditions}
+     GROUP BY account_code, subaccount_id, currency
+     ORDER BY account_code COLLATE "C", subaccount_id NULLS FIRST, currency NULLS FIRST`,
+    {
+      ...scope,
+      baseId: base?.id ?? null,
+      baseDate: base?.closeDate ?? null,
+      through,
+      currency: filter.currency ?? null,
+      accountCode: filter.accountCode ?? null,
+      subaccountId: filter.subaccountId ?? null,
+      rangeFrom: filter.accountRange?.from ?? null,
+      rangeTo: filter.accountRange?.to ?? null,
+    },
   );
 }
 
@@ -167,16 +207,17 @@ export async function storeSnapshot(
   if (Number(existing!.n) === 0) {
     await execute(
       tx,
-      `INSERT INTO period_close_balances (tenant_id, close_id, legal_entity_id, close_date, account_code, subaccount_id, debit_total, credit_total)
-       SELECT :tenantId, :closeId, :legalEntityId, :closeDate, account_code, subaccount_id, sum(d), sum(c) FROM (
-         SELECT account_code, subaccount_id, debit_total AS d, credit_total AS c FROM period_close_balances
+      `INSERT INTO period_close_balances (tenant_id, close_id, legal_entity_id, close_date, account_code, subaccount_id, currency,
+                                          debit_total, credit_total, currency_balance)
+       SELECT :tenantId, :closeId, :legalEntityId, :closeDate, account_code, subaccount_id, currency, sum(d), sum(c), sum(f) FROM (
+         SELECT account_code, subaccount_id, currency, debit_total AS d, credit_total AS c, currency_balance AS f FROM period_close_balances
           WHERE tenant_id = :tenantId AND close_id = :previousId
          UNION ALL
-         SELECT account_code, subaccount_id, debit, credit FROM journal_lines
+         SELECT account_code, subaccount_id, currency, debit, credit, ${FOREIGN_SIGNED} FROM journal_lines
           WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId
             AND entry_date > coalesce(CAST(:previousDate AS date), '-infinity') AND entry_date <= :closeDate
        ) period
-       GROUP BY account_code, subaccount_id`,
+       GROUP BY account_code, subaccount_id, currency`,
       { ...scope, closeId: close.id, closeDate: close.closeDate, previousId: previous?.id ?? null, previousDate: previous?.closeDate ?? null },
     );
   }

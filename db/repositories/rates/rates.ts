@@ -105,3 +105,20 @@ export async function storePublication(tx: Tx, source: RateSourceCode, rates: So
 export async function storeFailure(tx: Tx, source: RateSourceCode, reason: string): Promise<void> {
   await RateSourceState.update({ lastError: reason.slice(0, 1000) }, { where: { code: source }, transaction: tx });
 }
+
+/**
+ * Per currency, the latest CBU rate on or before `date` (a weekend or holiday takes the last working day's),
+ * with the day it was published for. Raw SQL: DISTINCT ON over the currency index. Serves the revaluation;
+ * a posting reads the same in its checks (postingContextStatement).
+ */
+export async function cbuRatesOn(db: Db, currencies: string[], date: string): Promise<Map<string, { rate: string; rateDate: string }>> {
+  if (currencies.length === 0) return new Map();
+  const rows = await selectRows<{ currency_code: string; rate: string; rate_date: string }>(
+    db,
+    `SELECT DISTINCT ON (currency_code) currency_code, rate::text AS rate, to_char(effective_date, 'YYYY-MM-DD') AS rate_date
+       FROM exchange_rates WHERE source = 'CBU' AND currency_code = ANY(CAST(:currencies AS text[])) AND effective_date <= :date
+      ORDER BY currency_code, effective_date DESC`,
+    { currencies: `{${currencies.join(',')}}`, date },
+  );
+  return new Map(rows.map((r) => [r.currency_code, { rate: canonical(r.rate), rateDate: r.rate_date }]));
+}

@@ -101,13 +101,13 @@ export function recordWebhookEvent(tx: Tx, scope: { tenantId: string }, event: W
 }
 
 /**
- * The journal entry `entryId` as a `journal-entry.posted` or `journal-entry.reversed` event, as a statement
+ * The journal entry `entryId` as a `journal-entry.posted`, `journal-entry.reversed` or `revaluation.posted` event, as a statement
  * for the posting's own batch: its data is read from the entry the batch has just inserted (its number is
  * the batch's), so an entry the cut-off refused makes no event. One result row (recordedStartsOf).
  */
 export function journalEntryEventStatement(
   scope: { tenantId: string },
-  event: { type: 'journal-entry.posted' | 'journal-entry.reversed'; entryId: string },
+  event: { type: 'journal-entry.posted' | 'journal-entry.reversed' | 'revaluation.posted'; entryId: string },
   options: RecordOptions,
 ): Statement {
   const source: Statement = {

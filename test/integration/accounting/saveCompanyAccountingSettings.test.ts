@@ -2,6 +2,7 @@ import { QueryTypes } from 'sequelize';
 import { startTestStack, type TestStack } from '../../helpers/stack';
 import { api, bearer, registerWorkspace, type Registered } from '../../helpers/clients';
 import { archiveCompany } from '../../helpers/members';
+import { withShortLockWaits } from '../../helpers/schema-changes';
 
 let stack: TestStack;
 let alice: Registered;
@@ -167,7 +168,9 @@ describe('"mutation and actor audit commit together"', () => {
   // event were written: if they were not in one transaction, one of them would survive.
   async function failCommitsOf(table: string, tenantId: string): Promise<() => Promise<void>> {
     const fn = `fail_commit_${table}`;
-    await stack.admin.query(`
+    await withShortLockWaits(stack.admin, (transaction) =>
+      stack.admin.query(
+        `
       CREATE OR REPLACE FUNCTION ${fn}() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
         IF NEW.tenant_id = '${tenantId}' THEN RAISE EXCEPTION 'injected failure at commit'; END IF;
@@ -175,9 +178,12 @@ describe('"mutation and actor audit commit together"', () => {
       END $$;
       CREATE CONSTRAINT TRIGGER ${fn} AFTER INSERT OR UPDATE ON ${table}
         DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION ${fn}();
-    `);
+    `,
+        { transaction },
+      ),
+    );
     return async () => {
-      await stack.admin.query(`DROP TRIGGER ${fn} ON ${table}; DROP FUNCTION ${fn}();`);
+      await withShortLockWaits(stack.admin, (transaction) => stack.admin.query(`DROP TRIGGER ${fn} ON ${table}; DROP FUNCTION ${fn}();`, { transaction }));
     };
   }
 

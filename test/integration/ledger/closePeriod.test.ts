@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { QueryTypes } from 'sequelize';
 import { startTestStack, type TestStack } from '../../helpers/stack';
+import { withShortLockWaits } from '../../helpers/schema-changes';
 import { registerWorkspace, type Registered } from '../../helpers/clients';
 import { entryBody, holdSnapshotStep, ledgerApi, simpleEntry, waitForClose } from '../../helpers/ledger';
 import { closePeriodWorkflowId } from '../../../contracts/workflow-ids';
@@ -29,9 +30,9 @@ describe('closePeriod, getPeriodClose and listPeriodCloses (closePeriodWorkflow)
     const done = await waitForClose(ledger, res.body.id);
     expect(done).toMatchObject({ status: 'COMPLETED', entryCount: 2, failureReason: null });
     expect(done.balances).toEqual([
-      { accountCode: '5110', subaccountId: null, debitTotal: '100.00', creditTotal: '40.00', balance: '60.00', normalSide: 'DEBIT' },
-      { accountCode: '9010', subaccountId: null, debitTotal: '0.00', creditTotal: '100.00', balance: '100.00', normalSide: 'CREDIT' },
-      { accountCode: '9410', subaccountId: null, debitTotal: '40.00', creditTotal: '0.00', balance: '40.00', normalSide: 'DEBIT' },
+      { accountCode: '5110', subaccountId: null, currency: null, currencyBalance: null, debitTotal: '100.00', creditTotal: '40.00', balance: '60.00', normalSide: 'DEBIT' },
+      { accountCode: '9010', subaccountId: null, currency: null, currencyBalance: null, debitTotal: '0.00', creditTotal: '100.00', balance: '100.00', normalSide: 'CREDIT' },
+      { accountCode: '9410', subaccountId: null, currency: null, currencyBalance: null, debitTotal: '40.00', creditTotal: '0.00', balance: '40.00', normalSide: 'DEBIT' },
     ]);
     const list = await ledger.closes().expect(200);
     expect(list.body).toHaveLength(1);
@@ -108,7 +109,7 @@ describe('closePeriod, getPeriodClose and listPeriodCloses (closePeriodWorkflow)
     const { user, ledger } = await company();
     await ledger.post(simpleEntry('2025-06-10', '10')).expect(201);
     // Arrange an impossible state by hand (bypassing every check) to prove the close's own check.
-    await stack.admin.transaction(async (tx) => {
+    await withShortLockWaits(stack.admin, async (tx) => {
       await stack.admin.query(`ALTER TABLE journal_entries DISABLE TRIGGER journal_entries_balanced`, { transaction: tx });
       await stack.admin.query(
         `WITH e AS (INSERT INTO journal_entries (tenant_id, id, legal_entity_id, number, entry_date, description, request_id, request_hash, total_debit, total_credit, line_count, correlation_id)

@@ -5,6 +5,7 @@ import { startTestStack, type TestStack } from '../../helpers/stack';
 import { registerWorkspace } from '../../helpers/clients';
 import { entryBody, ledgerApi, waitForClose } from '../../helpers/ledger';
 import { formatMinorUnits, numericToMinorUnits } from '../../../core/money';
+import { dayBefore } from '../../../core/calendar';
 
 let stack: TestStack;
 beforeAll(async () => {
@@ -97,6 +98,39 @@ describe('ledger properties', () => {
           );
           expect(actual).toEqual(wanted);
         }
+        // The turnover sheet of a range opens at the trial balance of the day before it and closes at the one
+        // of its last day, whatever snapshots lie in between; its totals balance.
+        for (const [from, to] of [
+          [day(0), day(30)],
+          [day(31), day(59)],
+          [day(closedThrough < 0 ? 10 : closedThrough + 1), day(91)],
+        ] as const) {
+          const sheet = (await ledger.turnoverSheet(from, to).expect(200)).body;
+          expect(sheet.totals.openingDebit).toBe(sheet.totals.openingCredit);
+          expect(sheet.totals.turnoverDebit).toBe(sheet.totals.turnoverCredit);
+          expect(sheet.totals.closingDebit).toBe(sheet.totals.closingCredit);
+          const tbAt = async (asOf: string) =>
+            new Map(
+              (await ledger.trialBalance(asOf).expect(200)).body.lines
+                .map((l: { code: string; debit: string; credit: string }) => [l.code, numericToMinorUnits(l.debit) - numericToMinorUnits(l.credit)] as const)
+                .filter(([, v]: readonly [string, bigint]) => v !== 0n),
+            );
+          const side = (d: string, c: string) => numericToMinorUnits(d) - numericToMinorUnits(c);
+          type Row = { accountCode: string; openingDebit: string; openingCredit: string; closingDebit: string; closingCredit: string };
+          const rows: Row[] = sheet.rows;
+          expect(new Map(rows.map((r) => [r.accountCode, side(r.openingDebit, r.openingCredit)] as const).filter(([, v]) => v !== 0n))).toEqual(await tbAt(dayBefore(from)));
+          expect(new Map(rows.map((r) => [r.accountCode, side(r.closingDebit, r.closingCredit)] as const).filter(([, v]) => v !== 0n))).toEqual(await tbAt(to));
+        }
+        // Form 1 balances at every date, and Form 2's net result is the period's income less its expenses.
+        for (const asOf of [day(30), day(91)]) {
+          const form1 = (await ledger.report('balance-sheet', { asOf }).expect(200)).body.rows;
+          const at = (code: string) => form1.find((r: { code: string }) => r.code === code).amount;
+          expect(at('400')).toBe(at('780'));
+        }
+        const form2 = (await ledger.report('financial-results', { from: day(0), to: day(91) }).expect(200)).body.rows;
+        const income = lines.filter((l) => l.account_code === '9010').reduce((sum, l) => sum + numericToMinorUnits(l.credit) - numericToMinorUnits(l.debit), 0n);
+        const expenses = lines.filter((l) => l.account_code === '9410').reduce((sum, l) => sum + numericToMinorUnits(l.debit) - numericToMinorUnits(l.credit), 0n);
+        expect(form2.find((r: { code: string }) => r.code === '270').amount).toBe(formatMinorUnits(income - expenses));
       }),
       { numRuns: 25 },
     );

@@ -16,6 +16,9 @@ afterAll(async () => {
   await stack.stop();
 });
 
+/** A UZS line has none of the currency fields. */
+const UZS_LINE = { currency: null, currencyAmount: null, rate: null, rateSource: null, rateDate: null };
+
 describe('postJournalEntry: POST /api/v1/ledger/{legalEntityId}/entries', () => {
   test('when the entry balances, then 201 with numbered lines, exact totals and the caller as poster', async () => {
     const body = entryBody('2025-01-10', [
@@ -35,9 +38,9 @@ describe('postJournalEntry: POST /api/v1/ledger/{legalEntityId}/entries', () => 
       postedByMembershipId: alice.me.membershipId,
     });
     expect(res.body.lines).toEqual([
-      { lineNo: 1, accountCode: '5110', subaccountId: null, debit: '1250.50', credit: '0.00', memo: null },
-      { lineNo: 2, accountCode: '6410', subaccountId: null, debit: '0.00', credit: '250.25', memo: null },
-      { lineNo: 3, accountCode: '9010', subaccountId: null, debit: '0.00', credit: '1000.25', memo: 'sale' },
+      { lineNo: 1, accountCode: '5110', subaccountId: null, debit: '1250.50', credit: '0.00', memo: null, ...UZS_LINE },
+      { lineNo: 2, accountCode: '6410', subaccountId: null, debit: '0.00', credit: '250.25', memo: null, ...UZS_LINE },
+      { lineNo: 3, accountCode: '9010', subaccountId: null, debit: '0.00', credit: '1000.25', memo: 'sale', ...UZS_LINE },
     ]);
     expect(res.headers.location).toBe(`${ledger.base}/entries/${res.body.id}`);
     const fetched = await ledger.get(res.body.id).expect(200);

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { QueryTypes } from 'sequelize';
 import { startTestStack, type TestStack } from '../../helpers/stack';
+import { withShortLockWaits } from '../../helpers/schema-changes';
 import { registerWorkspace, type Registered } from '../../helpers/clients';
 import { entryBody, ledgerApi, simpleEntry, waitForClose } from '../../helpers/ledger';
 
@@ -80,7 +81,7 @@ describe('reverseJournalEntry: POST /api/v1/ledger/{legalEntityId}/entries/{entr
     const { user, ledger } = await company();
     await ledger.post(simpleEntry('2025-07-01', '10')).expect(201);
     // An entry from before the rule, arranged by hand with the rule's trigger off in this transaction only.
-    const [legacy] = await stack.admin.transaction(async (tx) => {
+    const [legacy] = await withShortLockWaits(stack.admin, async (tx) => {
       await stack.admin.query('ALTER TABLE journal_lines DISABLE TRIGGER journal_lines_detail_account', { transaction: tx });
       const rows = await stack.admin.query<{ id: string }>(
         `WITH e AS (INSERT INTO journal_entries (tenant_id, id, legal_entity_id, number, entry_date, description, request_id, request_hash, total_debit, total_credit, line_count, correlation_id)

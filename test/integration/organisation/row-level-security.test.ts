@@ -82,7 +82,7 @@ describe('row-level security', () => {
       expect.arrayContaining([
         'tenants', 'memberships', 'sessions', 'refresh_tokens', 'audit_events',
         'company_accounts', 'company_subaccounts', 'company_accounting_settings',
-        'ledger_states', 'journal_entries', 'journal_lines', 'period_closes', 'period_close_balances',
+        'ledger_states', 'journal_entries', 'journal_lines', 'period_closes', 'period_close_balances', 'revaluations',
         'membership_invitations', 'invitation_acceptances',
         'push_devices', 'push_messages', 'push_deliveries', 'mail_audit_links',
         'webhook_endpoints', 'webhook_events', 'webhook_deliveries', 'webhook_attempts', 'webhook_endpoint_slots',

@@ -25,11 +25,15 @@ beforeAll(async () => {
   feeds = await startRateFeeds();
   feeds.serve('cbu', fixture('cbu-2026-11-20.json'));
   feeds.serve('bank', fixture('bank-2026-11-20.json'));
-  stack = await startTestStack({
-    RATES_CBU_URL: feeds.url('cbu'),
-    RATES_BANK_URL: feeds.url('bank'),
-    RATES_REFRESH_INTERVAL_SECONDS: String(INTERVAL),
-  });
+  // Its own database: it empties the rates every workspace shares, which the ledger's currency tests store.
+  stack = await startTestStack(
+    {
+      RATES_CBU_URL: feeds.url('cbu'),
+      RATES_BANK_URL: feeds.url('bank'),
+      RATES_REFRESH_INTERVAL_SECONDS: String(INTERVAL),
+    },
+    { ownDatabase: 'rates' },
+  );
   owner = await registerWorkspace(stack);
   accountantToken = (await addMember(stack, owner.me.tenantId, ['ACCOUNTANT'])).accessToken;
   await stack.admin.query('DELETE FROM exchange_rates');

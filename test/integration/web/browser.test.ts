@@ -1,14 +1,18 @@
 // The web pages as a person uses them: Debian's Chromium driven by playwright-core, against the real app
 // listening on a port, its worker, PostgreSQL and Temporal. Screenshots of every page land in
 // test/.tmp/screenshots (look at them when a page changes).
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import path from 'node:path';
+import { parse } from 'csv-parse/sync';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { QueryTypes } from 'sequelize';
 import { startTestStack, type TestStack } from '../../helpers/stack';
 import { PASSWORD, api, bearer, readMail, registerWorkspace, uniqueEmail, waitForMail, type Registered } from '../../helpers/clients';
 import { codeFrom, enableEmailFactor, enableTotp, mailCount, totpCode } from '../../helpers/second-factors';
+import { storeCbuRate } from '../../helpers/currency';
+import { entryBody, ledgerApi } from '../../helpers/ledger';
+import { formatMinorUnits, numericToMinorUnits } from '../../../core/money';
 
 const SHOTS = path.join(__dirname, '..', '..', '.tmp', 'screenshots');
 let stack: TestStack;
@@ -53,6 +57,8 @@ async function newPage(): Promise<Page> {
 
 const problemsOf = (page: Page) => (page as unknown as { problems: string[] }).problems;
 const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+
+// This file's CBU rates are dated 2011, a year no other file uses (the rates are shared by every file of a run).
 
 async function logIn(page: Page, user: Registered): Promise<void> {
   await page.goto(workspaceUrl(user.me.company.slug, '/login'));
@@ -204,6 +210,347 @@ describe('web pages in a real browser', () => {
     await page.waitForSelector('form#login');
     expect(await page.textContent('#alert')).toContain('You have logged out');
     expect(await revoked()).toBe(1);
+    expect(problemsOf(page)).toEqual([]);
+  });
+
+  test('a USD line through the form: the CBU rate of the entry date shown before posting, a corrected or missing rate refused in plain words, the entry and its USD balance', async () => {
+    await storeCbuRate(stack, 'USD', '2011-02-25', '12800.00'); // an earlier publication, which the date does not take
+    await storeCbuRate(stack, 'USD', '2011-03-01', '12850.12');
+    await storeCbuRate(stack, 'EUR', '2011-03-01', '14000.00');
+    const user = await registerWorkspace(stack);
+    const page = await newPage();
+    const sent: Array<{ lines: unknown[] }> = [];
+    page.on('request', (req) => {
+      if (req.method() === 'POST' && req.url().endsWith('/entries')) sent.push(req.postDataJSON() as { lines: unknown[] });
+    });
+    await logIn(page, user);
+    await page.waitForSelector('#roles');
+    await page.click('text=Journal');
+    await page.waitForSelector('form#post-entry');
+    await page.fill('input[name=entryDate]', '2011-03-02');
+    await page.fill('input[name=description]', 'Sale paid in dollars');
+    const row = (i: number) => page.locator('form#post-entry tbody tr').nth(i);
+    await row(0).locator('input[name=accountCode]').fill('5210');
+    await row(0).locator('select[name=currency]').selectOption('USD');
+    await row(0).locator('input[name=currencyAmount]').fill('100.10');
+    // The rate of the latest publication on or before the entry date, shown before posting, and the UZS amount at it.
+    await row(0).locator('td.rate', { hasText: '1 USD = 12 850.12 UZS, CBU 2011-03-01' }).waitFor();
+    expect(await row(0).locator('input[name=debit]').inputValue()).toBe('1286297.01');
+    expect(await row(0).locator('input[name=debit]').getAttribute('readonly')).toBe('');
+    await row(1).locator('input[name=accountCode]').fill('9010');
+    await row(1).locator('input[name=credit]').fill('1286297.01');
+    await expect(page.textContent('#entry-total')).resolves.toBe('Debit 1286297.01 · Credit 1286297.01 · balanced');
+    expect(await row(1).locator('td.rate').textContent()).toBe('');
+    await shot(page, '19-journal-foreign-line');
+
+    // The Central Bank corrects the rate after the form read it: the API refuses the amount, the page says why in
+    // plain words and reads the rate again. 100.10 × 12850.05 = 1286290.005, rounded half-up (a float would say .00).
+    await storeCbuRate(stack, 'USD', '2011-03-01', '12850.05');
+    await page.click('form#post-entry button[type=submit]');
+    await page.locator('#alert.error', { hasText: 'do not match the Central Bank (CBU) rate stored now' }).waitFor();
+    expect(await page.textContent('#alert')).toContain('line 1 comes to 1286290.01 UZS');
+    await row(0).locator('td.rate', { hasText: '1 USD = 12 850.05 UZS, CBU 2011-03-01' }).waitFor();
+    expect(await row(0).locator('input[name=debit]').inputValue()).toBe('1286290.01');
+    await expect(page.textContent('#entry-total')).resolves.toContain('not balanced');
+    await shot(page, '20-journal-rate-corrected');
+    await row(1).locator('input[name=credit]').fill('1286290.01');
+    await page.click('form#post-entry button[type=submit]');
+    await page.locator('#alert.info', { hasText: 'Posted entry 1.' }).waitFor();
+    // The foreign line names its currency and amount and leaves the rate to the API; the UZS line names no currency.
+    expect(sent.map((body) => body.lines)).toEqual([
+      [
+        { accountCode: '5210', debit: '1286297.01', credit: '0', currency: 'USD', currencyAmount: '100.10', rateSource: 'CBU' },
+        { accountCode: '9010', debit: '0', credit: '1286297.01' },
+      ],
+      [
+        { accountCode: '5210', debit: '1286290.01', credit: '0', currency: 'USD', currencyAmount: '100.10', rateSource: 'CBU' },
+        { accountCode: '9010', debit: '0', credit: '1286290.01' },
+      ],
+    ]);
+    const entries = await api(stack).get(`/api/v1/ledger/${user.me.company.id}/entries`).set(...bearer(user.accessToken)).expect(200);
+    expect(entries.body.items).toHaveLength(1);
+    expect(entries.body.items[0].lines).toEqual([
+      expect.objectContaining({ lineNo: 1, accountCode: '5210', debit: '1286290.01', credit: '0.00', currency: 'USD', currencyAmount: '100.10', rate: '12850.05', rateSource: 'CBU', rateDate: '2011-03-01' }),
+      expect.objectContaining({ lineNo: 2, accountCode: '9010', debit: '0.00', credit: '1286290.01', currency: null, currencyAmount: null, rate: null, rateSource: null, rateDate: null }),
+    ]);
+
+    // The listing and the entry show the foreign line's amount and rate.
+    await page.locator('td.foreign', { hasText: 'USD 100.10 at 12 850.05' }).waitFor();
+    await page.click('button:text-is("Open")');
+    await page.waitForSelector('td:text-is("USD 100.10")');
+    expect(await page.locator('td.rate').first().textContent()).toBe('12 850.05 (CBU 2011-03-01)');
+    await shot(page, '21-journal-foreign-entry');
+
+    // A rate gone when the entry is posted: the 409 in plain words, and the line then says it has no rate.
+    await page.click('text=Journal');
+    await page.waitForSelector('form#post-entry');
+    await page.fill('input[name=entryDate]', '2011-03-02');
+    await page.fill('input[name=description]', 'Sale paid in euros');
+    await row(0).locator('input[name=accountCode]').fill('5210');
+    await row(0).locator('select[name=currency]').selectOption('EUR');
+    await row(0).locator('input[name=currencyAmount]').fill('10');
+    await row(0).locator('td.rate', { hasText: '1 EUR = 14 000 UZS, CBU 2011-03-01' }).waitFor();
+    await row(1).locator('input[name=accountCode]').fill('9010');
+    await row(1).locator('input[name=credit]').fill('140000.00');
+    await stack.admin.query("DELETE FROM exchange_rates WHERE source = 'CBU' AND currency_code = 'EUR' AND effective_date = '2011-03-01'");
+    await page.click('form#post-entry button[type=submit]');
+    await page.locator('#alert.error', { hasText: 'The Central Bank (CBU) has no rate of EUR stored on or before 2011-03-02' }).waitFor();
+    await row(0).locator('td.rate', { hasText: 'No CBU rate of EUR on or before 2011-03-02' }).waitFor();
+    expect(await row(0).locator('select[name=currency] option:checked').textContent()).toBe('EUR (no rate)');
+
+    // The trial balance shows the account's USD balance and its carrying amount, and filters on the currency.
+    await page.click('text=Trial balance');
+    await page.fill('input[name=asOf]', '2011-03-31');
+    await page.click('form.inline button');
+    await page.waitForSelector('#total-debit:text-is("1286290.01")');
+    expect(await page.textContent('tr[data-code="5210"] .currency-balance[data-currency=USD]')).toBe('USD 100.10 · carried at 1286290.01 UZS');
+    expect(await page.locator('tr[data-code="9010"] .currency-balance').count()).toBe(0);
+    await page.selectOption('select[name=currency]', 'USD');
+    await page.click('form.inline button');
+    await page.waitForSelector('#currency-note');
+    expect(await page.locator('tr[data-code]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-code')))).toEqual(['5210']);
+    expect(await page.textContent('#total-credit')).toBe('0.00');
+    await shot(page, '22-trial-balance-currency');
+    expect(problemsOf(page)).toEqual([]);
+  });
+
+  test('the turnover sheet shows the API\'s numbers; an account opens its statement, whose running balance carries across pages', async () => {
+    await storeCbuRate(stack, 'USD', '2011-05-02', '12000.00'); // so that the currency filter offers USD in May 2011
+    const user = await registerWorkspace(stack);
+    const ledger = ledgerApi(stack, user);
+    const post = (body: unknown) => ledger.post(body).expect(201);
+    await post(entryBody('2011-04-20', [{ accountCode: '5110', debit: '1000.00' }, { accountCode: '8330', credit: '1000.00' }], { description: 'Contribution' }));
+    // Twelve movements on 5110 in May: sales, and every fourth day an expense paid from it.
+    for (let day = 1; day <= 12; day++) {
+      const date = `2011-05-${String(day).padStart(2, '0')}`;
+      const amount = `${day}00.25`;
+      await post(
+        day % 4 === 0
+          ? entryBody(date, [{ accountCode: '9410', debit: amount }, { accountCode: '5110', credit: amount }], { description: `Expense ${day}` })
+          : entryBody(date, [{ accountCode: '5110', debit: amount }, { accountCode: '9010', credit: amount }], { description: `Sale ${day}` }),
+      );
+    }
+    await post(
+      entryBody('2011-05-20', [
+        { accountCode: '5210', debit: '1200000.00', currency: 'USD', currencyAmount: '100.00', rate: '12000', rateSource: 'MANUAL' },
+        { accountCode: '9010', credit: '1200000.00' },
+      ], { description: 'Sale paid in dollars' }),
+    );
+    await post(entryBody('2011-06-01', [{ accountCode: '5110', debit: '7.00' }, { accountCode: '9010', credit: '7.00' }])); // after the range
+
+    const page = await newPage();
+    await logIn(page, user);
+    await page.waitForSelector('#roles');
+    await page.click('nav.tabs a[href="#turnover-sheet"]');
+    await page.waitForSelector('form#turnover-form');
+    // The current month by default.
+    const now = new Date().toISOString().slice(0, 10);
+    expect(await page.inputValue('input[name=from]')).toBe(`${now.slice(0, 7)}-01`);
+    const end = await page.inputValue('input[name=to]');
+    expect(end.slice(0, 7)).toBe(now.slice(0, 7));
+    expect(new Date(`${end}T00:00:00Z`).getUTCMonth()).not.toBe(new Date(Date.parse(`${end}T00:00:00Z`) + 86_400_000).getUTCMonth()); // the month's last day
+
+    const cellsOf = (selector: string) =>
+      page.locator(selector).evaluateAll((rows) => rows.map((r) => [...r.querySelectorAll('td')].map((td) => td.textContent)));
+    const amountKeys = ['openingDebit', 'openingCredit', 'turnoverDebit', 'turnoverCredit', 'closingDebit', 'closingCredit'] as const;
+    type Sums = Record<(typeof amountKeys)[number], string>;
+    const show = async () => {
+      await page.click('form#turnover-form button[type=submit]');
+      await page.waitForResponse((res) => res.url().includes('/reports/turnover-sheet'));
+      await page.waitForSelector('table.turnover');
+    };
+    await page.fill('input[name=from]', '2011-05-01');
+    await page.fill('input[name=to]', '2011-05-31');
+    await show();
+    await page.waitForSelector('tr[data-code="5210"]');
+    const sheet = (await ledger.turnoverSheet('2011-05-01', '2011-05-31').expect(200)).body as { rows: Array<Sums & { accountCode: string; name: string }>; totals: Sums };
+    expect(sheet.rows.map((r) => r.accountCode)).toEqual(['5110', '5210', '8330', '9010', '9410']);
+    expect(await cellsOf('table.turnover tbody tr')).toEqual(sheet.rows.map((r) => [r.accountCode, r.name, ...amountKeys.map((k) => r[k])]));
+    expect(await cellsOf('table.turnover tfoot tr')).toEqual([['Total', ...amountKeys.map((k) => sheet.totals[k])]]);
+    expect(sheet.rows[0]).toMatchObject({ openingDebit: '1000.00', closingDebit: '4001.50' }); // the sheet checked is not empty
+    await shot(page, '23-turnover-sheet');
+
+    // In USD: the USD lines alone, with their dollar amounts.
+    await page.selectOption('select[name=currency]', 'USD');
+    await show();
+    await page.waitForSelector('#currency-note');
+    const usd = (await ledger.turnoverSheet('2011-05-01', '2011-05-31', { currency: 'USD' }).expect(200)).body as { rows: Array<Sums & { accountCode: string; name: string; foreign: Record<string, string> }> };
+    expect(usd.rows.map((r) => r.accountCode)).toEqual(['5210']);
+    expect(await cellsOf('table.turnover tbody tr')).toEqual([
+      ['5210', usd.rows[0]!.name, ...amountKeys.map((k) => usd.rows[0]![k]), ...['opening', 'turnoverDebit', 'turnoverCredit', 'closing'].map((k) => usd.rows[0]!.foreign[k])],
+    ]);
+    expect(usd.rows[0]!.foreign).toEqual({ opening: '0.00', turnoverDebit: '100.00', turnoverCredit: '0.00', closing: '100.00' });
+    await shot(page, '24-turnover-sheet-usd');
+    // By subaccount: a column for it (none here).
+    await page.selectOption('select[name=currency]', '');
+    await page.selectOption('select[name=detail]', 'SUBACCOUNT');
+    await show();
+    await page.waitForSelector('table.turnover th:text-is("Subaccount")');
+    expect(await page.locator('tr[data-code="5110"] td').nth(2).textContent()).toBe('none');
+
+    // An account of the sheet opens its statement for the sheet's range, and the way back returns to the sheet.
+    await page.click('tr[data-code="9410"] button.statement-link');
+    await page.waitForSelector('#closing-balance:text-is("2400.75")');
+    expect(await page.textContent('#statement-scope')).toBe('2011-05-01 to 2011-05-31');
+    expect(await page.textContent('#opening-balance')).toBe('0.00');
+    await page.click('button:text-is("← Back to the turnover sheet")');
+    await page.waitForSelector('tr[data-code="9410"]');
+    expect(await page.inputValue('select[name=detail]')).toBe('SUBACCOUNT');
+
+    // The trial balance: an account's code, reached with the keyboard, opens its statement from the first of the month to the date.
+    await page.click('nav.tabs a[href="#trial-balance"]');
+    await page.fill('input[name=asOf]', '2011-05-31');
+    await page.click('form.inline button');
+    await page.waitForSelector('#total-debit:text-is("1208803.00")');
+    await page.focus('tr[data-code="5110"] button.statement-link');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('#statement table');
+    expect(await page.textContent('#statement-scope')).toBe('2011-05-01 to 2011-05-31');
+    expect(await page.evaluate('document.activeElement?.tagName')).toBe('H1');
+    expect(await page.textContent('h1')).toMatch(/^Statement of 5110 \S/);
+    await page.selectOption('select[name=size]', '10');
+    await page.waitForSelector('#statement-page:text-is("Page 1 of 2 · 12 lines")');
+    const whole = (await ledger.accountStatement({ accountCode: '5110', from: '2011-05-01', to: '2011-05-31', size: 100 }).expect(200)).body;
+    expect(await page.textContent('#opening-balance')).toBe(whole.openingBalance);
+    expect(await page.textContent('#turnover-debit')).toBe(whole.turnoverDebit);
+    expect(await page.textContent('#turnover-credit')).toBe(whole.turnoverCredit);
+    expect(await page.textContent('#closing-balance')).toBe(whole.closingBalance);
+    expect(whole).toMatchObject({ openingBalance: '1000.00', closingBalance: '4001.50' });
+
+    // Each page's lines: the running balance is the balance brought forward plus each line, and the next page
+    // carries on from the last balance of this one.
+    type Shown = { entry: string; date: string; counter: string; debit: string; credit: string; balance: string };
+    const shownLines = () =>
+      page.locator('#statement tbody tr[data-entry]').evaluateAll((rows) =>
+        rows.map((r) => {
+          const cell = (i: number) => r.querySelectorAll('td')[i]!.textContent!;
+          return { entry: cell(1), date: cell(0), counter: cell(3), debit: cell(4), credit: cell(5), balance: cell(6) };
+        }),
+      );
+    let running = numericToMinorUnits(whole.openingBalance);
+    const seen: Shown[] = [];
+    const checkPage = async (expectedLines: number) => {
+      const lines = await shownLines();
+      expect(lines).toHaveLength(expectedLines);
+      expect(await page.textContent('#page-opening-balance')).toBe(formatMinorUnits(running));
+      for (const line of lines) {
+        running += numericToMinorUnits(line.debit) - numericToMinorUnits(line.credit);
+        expect(line.balance).toBe(formatMinorUnits(running));
+      }
+      seen.push(...lines);
+    };
+    await checkPage(10);
+    expect(await page.isDisabled('#statement-previous')).toBe(true);
+    await shot(page, '25-account-statement');
+    await page.click('#statement-next');
+    await page.waitForSelector('#statement-page:text-is("Page 2 of 2 · 12 lines")');
+    await checkPage(2);
+    expect(await page.isDisabled('#statement-next')).toBe(true);
+    expect(formatMinorUnits(running)).toBe(whole.closingBalance);
+    await shot(page, '26-account-statement-page-2');
+    // The pages are the API's lines, in journal order, with their counter-accounts.
+    expect(seen).toEqual(
+      (whole.items as Array<{ entryNumber: number; entryDate: string; counterAccounts: string[]; debit: string; credit: string; balance: string }>).map((l) => ({
+        entry: String(l.entryNumber), date: l.entryDate, counter: l.counterAccounts.join(', '), debit: l.debit, credit: l.credit, balance: l.balance,
+      })),
+    );
+    expect(seen[3]).toMatchObject({ counter: '9410', credit: '400.25' });
+    // Back to the first page: the same balances again.
+    await page.click('#statement-previous');
+    await page.waitForSelector('#statement-page:text-is("Page 1 of 2 · 12 lines")');
+    expect(await page.textContent('#page-opening-balance')).toBe('1000.00');
+    expect((await shownLines()).map((l) => l.balance)).toEqual(seen.slice(0, 10).map((l) => l.balance));
+
+    // A line's entry number opens the entry; its way back returns to the statement.
+    await page.click('#statement tbody tr[data-entry] button >> nth=1');
+    await page.waitForSelector('h1:text-matches("^Entry 3: Sale 2$")');
+    await page.click('button:text-is("← Back to the statement")');
+    await page.waitForSelector('#statement-page:text-is("Page 1 of 2 · 12 lines")');
+    // And the way back from the statement returns to the trial balance as it was left.
+    await page.click('button:text-is("← Back to the trial balance")');
+    await page.waitForSelector('#total-debit:text-is("1208803.00")');
+    expect(await page.inputValue('input[name=asOf]')).toBe('2011-05-31');
+    expect(await page.evaluate('document.activeElement?.textContent')).toBe('5110');
+    expect(problemsOf(page)).toEqual([]);
+  });
+
+  test('Form No. 1 as the API answers it, a row\'s accounts, and the turnover sheet and journal saved as files with the JSON\'s numbers', async () => {
+    const user = await registerWorkspace(stack);
+    const ledger = ledgerApi(stack, user);
+    const post = (body: unknown) => ledger.post(body).expect(201);
+    await post(entryBody('2012-02-01', [{ accountCode: '5110', debit: '1000.00' }, { accountCode: '8330', credit: '1000.00' }]));
+    await post(entryBody('2012-03-01', [{ accountCode: '2910', debit: '300.00' }, { accountCode: '6010', credit: '300.00' }]));
+    await post(entryBody('2012-05-02', [{ accountCode: '5110', debit: '250.50' }, { accountCode: '9010', credit: '250.50' }], { description: 'Sale, "cash", paid' }));
+    await post(entryBody('2012-05-03', [{ accountCode: '9410', debit: '100.25' }, { accountCode: '5110', credit: '100.25' }]));
+
+    const page = await newPage();
+    await logIn(page, user);
+    await page.waitForSelector('#roles');
+    await page.click('nav.tabs a[href="#statements"]');
+    await page.waitForSelector('form#form-1-query');
+    await page.waitForSelector('form#form-2-query');
+    await page.fill('form#form-1-query input[name=asOf]', '2012-05-31');
+    await page.click('form#form-1-query button[type=submit]');
+    const form1 = (await ledger.report('balance-sheet', { asOf: '2012-05-31' }).expect(200)).body as {
+      rows: Array<{ code: string; total: boolean; amount: string | null; priorAmount: string | null; accounts: Array<{ accountCode: string; amount: string; priorAmount: string }> }>;
+    };
+    const apiRow = (code: string) => form1.rows.find((r) => r.code === code)!;
+    expect(apiRow('400').amount).toBe('1450.25'); // 5110 1150.25 and 2910 300.00: the form checked is not empty
+    const cell = (code: string, column: 'amount' | 'prior') => page.textContent(`#form-1 tr[data-code="${code}"] td.${column}`);
+    await page.waitForSelector(`#form-1 tr[data-code="400"] td.amount:text-is("${apiRow('400').amount}")`);
+    expect(await cell('400', 'amount')).toBe(await cell('780', 'amount'));
+    expect(await cell('780', 'amount')).toBe(apiRow('780').amount);
+    expect(await cell('400', 'prior')).toBe(apiRow('400').priorAmount);
+    // Every row as the API has it, totals in bold, headings without amounts.
+    const shown = await page.locator('#form-1 tbody tr:not(.drill)').evaluateAll((rows) =>
+      rows.map((r) => ({ code: r.getAttribute('data-code'), total: r.classList.contains('total'), amount: r.querySelector('td.amount')!.textContent, prior: r.querySelector('td.prior')!.textContent })));
+    expect(shown).toEqual(form1.rows.map((r) => ({ code: r.code, total: r.total, amount: r.amount ?? '', prior: r.priorAmount ?? '' })));
+    expect(await page.evaluate('getComputedStyle(document.querySelector(\'#form-1 tr.total[data-code="400"] td\')).fontWeight')).toBe('600');
+
+    // A row read from accounts opens its accounts: here the row holding 5110.
+    const cashRow = form1.rows.find((r) => r.accounts.some((a) => a.accountCode === '5110'))!;
+    expect(await page.isVisible(`#form-1 tr.drill[data-parent="${cashRow.code}"]`)).toBe(false);
+    await page.click(`#form-1 tr[data-code="${cashRow.code}"] button.drill-toggle`);
+    await page.waitForSelector(`#form-1 tr.drill[data-parent="${cashRow.code}"][data-account="5110"]`, { state: 'visible' });
+    const drill = await page.locator(`#form-1 tr.drill[data-parent="${cashRow.code}"]`).evaluateAll((rows) => rows.map((r) => [...r.querySelectorAll('td')].slice(1).map((td) => td.textContent)));
+    expect(drill).toEqual(cashRow.accounts.map((a) => [a.accountCode, a.amount, a.priorAmount]));
+    expect(cashRow.accounts.find((a) => a.accountCode === '5110')!.amount).toBe('1150.25');
+    await shot(page, '27-balance-sheet');
+    // An account of the drill-down opens its statement from the first of the year to the date, and back.
+    await page.click(`#form-1 tr.drill[data-account="5110"] button.statement-link`);
+    await page.waitForSelector('#closing-balance:text-is("1150.25")');
+    expect(await page.textContent('#statement-scope')).toBe('2012-01-01 to 2012-05-31');
+    await page.click('button:text-is("← Back to the balance sheet")');
+    await page.waitForSelector(`#form-1 tr.drill[data-account="5110"]`, { state: 'visible' });
+
+    // The turnover sheet's CSV: the file the API names, with the numbers of the JSON.
+    await page.click('nav.tabs a[href="#turnover-sheet"]');
+    await page.fill('input[name=from]', '2012-05-01');
+    await page.fill('input[name=to]', '2012-05-31');
+    await page.click('form#turnover-form button[type=submit]');
+    await page.waitForSelector('tr[data-code="9410"]');
+    const [csv] = await Promise.all([page.waitForEvent('download'), page.click('#section-turnover-sheet button.download[data-format=csv]')]);
+    expect(csv.suggestedFilename()).toBe(`turnover-sheet-${user.me.company.id}-2012-05-01-2012-05-31.csv`);
+    const records = parse(readFileSync((await csv.path())!), { columns: true, bom: true }) as Array<Record<string, string>>;
+    const sheet = (await ledger.turnoverSheet('2012-05-01', '2012-05-31').expect(200)).body as { rows: Array<Record<string, string>> };
+    const amountKeys = ['openingDebit', 'openingCredit', 'turnoverDebit', 'turnoverCredit', 'closingDebit', 'closingCredit'];
+    const pick = (r: Record<string, string>) => [r.accountCode, ...amountKeys.map((k) => r[k])];
+    expect(records.map(pick)).toEqual(sheet.rows.map(pick));
+    expect(records.find((r) => r.accountCode === '5110')).toMatchObject({ openingDebit: '1000.00', turnoverDebit: '250.50', closingDebit: '1150.25' });
+    // The XLSX is a zip under its own name.
+    const [xlsx] = await Promise.all([page.waitForEvent('download'), page.click('#section-turnover-sheet button.download[data-format=xlsx]')]);
+    expect(xlsx.suggestedFilename()).toBe(`turnover-sheet-${user.me.company.id}-2012-05-01-2012-05-31.xlsx`);
+    expect(readFileSync((await xlsx.path())!).subarray(0, 2).toString()).toBe('PK');
+
+    // The journal's hledger file: every entry, the quoted description as typed.
+    await page.click('nav.tabs a[href="#journal"]');
+    await page.waitForSelector('#section-journal button.download[data-format=hledger]');
+    const [journalFile] = await Promise.all([page.waitForEvent('download'), page.click('#section-journal button.download[data-format=hledger]')]);
+    expect(journalFile.suggestedFilename()).toMatch(/\.journal$/);
+    const text = readFileSync((await journalFile.path())!, 'utf8');
+    expect(text).toContain('Sale, "cash", paid');
+    expect(text).toContain('2012-05-03');
+    await shot(page, '28-journal-downloads');
     expect(problemsOf(page)).toEqual([]);
   });
 

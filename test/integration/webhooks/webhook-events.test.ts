@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { QueryTypes } from 'sequelize';
 import { Webhook } from 'standardwebhooks';
 import { startTestStack, type TestStack } from '../../helpers/stack';
+import { withShortLockWaits } from '../../helpers/schema-changes';
 import { api, bearer, mailedInvitationToken, registerWorkspace, uniqueEmail, type Registered } from '../../helpers/clients';
 import { addMember } from '../../helpers/members';
 import { ledgerApi, simpleEntry, waitForClose } from '../../helpers/ledger';
@@ -250,7 +251,7 @@ describe('period-close.completed and period-close.failed (closePeriod)', () => {
     const ledger = ledgerApi(stack, user);
     await ledger.post(simpleEntry('2025-06-10', '10')).expect(201);
     // An unbalanced ledger, arranged by hand around every check (as closePeriod's own test does): the close fails.
-    await stack.admin.transaction(async (tx) => {
+    await withShortLockWaits(stack.admin, async (tx) => {
       await stack.admin.query(`ALTER TABLE journal_entries DISABLE TRIGGER journal_entries_balanced`, { transaction: tx });
       await stack.admin.query(
         `WITH e AS (INSERT INTO journal_entries (tenant_id, id, legal_entity_id, number, entry_date, description, request_id, request_hash, total_debit, total_credit, line_count, correlation_id)

@@ -171,18 +171,18 @@ describe('inlineStatement', () => {
   test('when it writes the statements the services batch, then each is what Sequelize sends for the same raw query with replacements', async () => {
     const scope = { tenantId: TENANT, legalEntityId: COMPANY };
     const lines = [
-      { lineNo: 1, accountCode: '5110', subaccountId: null, debit: '10.00', credit: '0.00', memo: "cash 'on hand'" },
-      { lineNo: 2, accountCode: '9010', subaccountId: null, debit: '0.00', credit: '10.00', memo: null },
+      { lineNo: 1, accountCode: '5210', subaccountId: null, debit: '12850.12', credit: '0.00', memo: "cash 'on hand'", currency: 'USD', currencyAmount: '1.00', rate: '12850.12', rateSource: 'CBU' as const, rateDate: '2025-02-01' },
+      { lineNo: 2, accountCode: '9010', subaccountId: null, debit: '0.00', credit: '12850.12', memo: null, currency: null, currencyAmount: null, rate: null, rateSource: null, rateDate: null },
     ];
     const statements: Statement[] = [
       companyStatement(scope),
       companyStatement(scope, { forChange: true }),
       firstCompanyStatement(scope),
       companyChartPageStatement(scope, { q: "o'b", type: null, limit: 50, offset: 0 }),
-      postingContextStatement(scope, { requestId: '0bb4b2a1-6339-4728-8b43-3320cf0aa49f', codes: ['5110', '9010'], subaccountIds: [] }),
+      postingContextStatement(scope, { requestId: '0bb4b2a1-6339-4728-8b43-3320cf0aa49f', codes: ['5210', '9010'], subaccountIds: [], currencies: ['USD'], entryDate: '2025-02-03' }),
       postJournalEntryStatement(scope, {
         id: 'd2310ece-12ce-49c6-950d-625c2b8eed80', entryDate: '2025-02-03', description: 'Entry', reference: null, requestId: '0bb4b2a1-6339-4728-8b43-3320cf0aa49f',
-        requestHash: 'e6c0', reversalOf: null, total: '10.00', postedByMembershipId: null, correlationId: 'a27f27a6-49bc-4ebf-a939-6db3cae8a836',
+        requestHash: 'e6c0', reversalOf: null, total: '12850.12', postedByMembershipId: null, correlationId: 'a27f27a6-49bc-4ebf-a939-6db3cae8a836',
       }, lines),
       auditEventStatement({ tenantId: TENANT }, {
         action: 'ledger.entry.posted', actorMembershipId: null, systemActor: true, correlationId: 'c', subjectType: 'JOURNAL_ENTRY', subjectId: 's', ipAddress: null,

@@ -3,8 +3,18 @@ import { activityInfo } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { activityProfiles } from '../../../contracts/activity-profiles';
 import { FailureType } from '../../../contracts/failures';
-import { CLOSE_PERIOD_WORKFLOW, type ClosePeriodActivities, type ClosePeriodInput, type ClosePeriodWorkflow } from '../../../contracts/ledger';
-import { closePeriodWorkflowId } from '../../../contracts/workflow-ids';
+import {
+  CLOSE_PERIOD_WORKFLOW,
+  POST_REVALUATION_WORKFLOW,
+  type ClosePeriodActivities,
+  type ClosePeriodInput,
+  type ClosePeriodWorkflow,
+  type PostRevaluationActivities,
+  type PostRevaluationInput,
+  type PostRevaluationWorkflow,
+} from '../../../contracts/ledger';
+import { closePeriodWorkflowId, postRevaluationWorkflowId } from '../../../contracts/workflow-ids';
+import { TENANT_ID } from '../../../contracts/search-attributes';
 import { expectProfiles, outage, SETUP_TIMEOUT_MS, startWorkflowEnvironment, type WorkflowTestEnvironment } from './environment';
 
 let t: WorkflowTestEnvironment;
@@ -35,6 +45,15 @@ describe('closePeriodWorkflow', () => {
         calls.push('lock');
         return { running: options.running ?? true };
       },
+      // The date was revalued before: the close runs no revaluation of its own.
+      openCloseRevaluation: async () => {
+        calls.push('revaluation');
+        return { revaluationId: randomUUID(), status: 'COMPLETED' };
+      },
+      postYearEndClosing: async (input) => {
+        calls.push(`year-end ${input.closeDate}`);
+        return { entries: 2 };
+      },
       computeClosingBalances: async (input) => {
         calls.push(`compute#${activityInfo().attempt}`);
         return options.compute ? options.compute(input) : summary;
@@ -56,11 +75,12 @@ describe('closePeriodWorkflow', () => {
       expect(await handle.result()).toEqual({ status: 'COMPLETED', ...summary });
       await expectProfiles(handle, {
         lockClosedPeriod: activityProfiles.databaseStep,
+        openCloseRevaluation: activityProfiles.databaseStep,
         computeClosingBalances: activityProfiles.closingBalances,
         completePeriodClose: activityProfiles.databaseStep,
       });
     });
-    expect(calls).toEqual(['lock', 'compute#1', 'complete 12 1500000.00']);
+    expect(calls).toEqual(['lock', 'revaluation', 'compute#1', 'complete 12 1500000.00']);
   });
 
   test('when an earlier run already settled the close, then this run changes nothing and answers ALREADY_SETTLED', async () => {
@@ -81,7 +101,7 @@ describe('closePeriodWorkflow', () => {
     await t.withWorker(activities, async (taskQueue) => {
       expect(await (await start(taskQueue, closeInput())).result()).toEqual({ status: 'COMPLETED', ...summary });
     });
-    expect(calls).toEqual(['lock', 'compute#1', 'compute#2', 'compute#3', 'complete 12 1500000.00']);
+    expect(calls).toEqual(['lock', 'revaluation', 'compute#1', 'compute#2', 'compute#3', 'complete 12 1500000.00']);
   });
 
   test.each([
@@ -98,6 +118,154 @@ describe('closePeriodWorkflow', () => {
       expect(await handle.result()).toEqual({ status: 'FAILED', reason });
       await expectProfiles(handle, { failPeriodClose: activityProfiles.databaseStep });
     });
-    expect(calls).toEqual(['lock', 'compute#1', `fail: ${reason}`]);
+    expect(calls).toEqual(['lock', 'revaluation', 'compute#1', `fail: ${reason}`]);
   });
 });
+
+describe('postRevaluationWorkflow', () => {
+  const revaluationInput = (): PostRevaluationInput => ({
+    tenantId: randomUUID(),
+    legalEntityId: randomUUID(),
+    revaluationId: randomUUID(),
+    revaluationDate: '2025-01-31',
+    correlationId: randomUUID(),
+  });
+  const posted = { settled: false, entryId: randomUUID(), gainTotal: '10000.00', lossTotal: '250.00' };
+
+  function revaluationSteps(post: PostRevaluationActivities['postRevaluationEntry'] = async () => posted) {
+    const calls: string[] = [];
+    const activities: PostRevaluationActivities = {
+      postRevaluationEntry: async (input) => {
+        calls.push(`post#${activityInfo().attempt}`);
+        return post(input);
+      },
+      failRevaluation: async ({ reason }) => {
+        calls.push(`fail: ${reason}`);
+      },
+    };
+    return { calls, activities };
+  }
+  const start = (taskQueue: string, input: PostRevaluationInput) =>
+    t.client.workflow.start<PostRevaluationWorkflow>(POST_REVALUATION_WORKFLOW, {
+      taskQueue,
+      workflowId: postRevaluationWorkflowId(input.legalEntityId, input.revaluationDate),
+      args: [input],
+    });
+
+  test('when the entry posts, then the revaluation completes with it, the step on the long-step profile', async () => {
+    const { calls, activities } = revaluationSteps();
+    await t.withWorker(activities, async (taskQueue) => {
+      const handle = await start(taskQueue, revaluationInput());
+      expect(await handle.result()).toEqual({ status: 'COMPLETED', entryId: posted.entryId, gainTotal: '10000.00', lossTotal: '250.00' });
+      await expectProfiles(handle, { postRevaluationEntry: activityProfiles.closingBalances });
+    });
+    expect(calls).toEqual(['post#1']);
+  });
+
+  test('when the database is out twice, then the third attempt posts (one transaction each: nothing half-written)', async () => {
+    const { calls, activities } = revaluationSteps(async () => {
+      if (activityInfo().attempt <= 2) throw outage('DatabaseUnavailable');
+      return posted;
+    });
+    await t.withWorker(activities, async (taskQueue) => {
+      expect((await (await start(taskQueue, revaluationInput())).result()).status).toBe('COMPLETED');
+    });
+    expect(calls).toEqual(['post#1', 'post#2', 'post#3']);
+  });
+
+  test('when a rate is missing, then the revaluation fails with the reason after one attempt', async () => {
+    const reason = 'rate-unavailable: no CBU rate is stored for USD on or before 2025-01-31';
+    const { calls, activities } = revaluationSteps(async () => {
+      throw ApplicationFailure.nonRetryable(reason, FailureType.RateUnavailable);
+    });
+    await t.withWorker(activities, async (taskQueue) => {
+      const handle = await start(taskQueue, revaluationInput());
+      expect(await handle.result()).toEqual({ status: 'FAILED', reason });
+      await expectProfiles(handle, { failRevaluation: activityProfiles.databaseStep });
+    });
+    expect(calls).toEqual(['post#1', `fail: ${reason}`]);
+  });
+
+  test('when an earlier run settled the revaluation, then this run answers ALREADY_SETTLED', async () => {
+    const { activities } = revaluationSteps(async () => ({ ...posted, settled: true }));
+    await t.withWorker(activities, async (taskQueue) => {
+      expect(await (await start(taskQueue, revaluationInput())).result()).toEqual({ status: 'ALREADY_SETTLED' });
+    });
+  });
+});
+
+describe('closePeriodWorkflow with a revaluation of its own', () => {
+  const input = (): ClosePeriodInput => ({ tenantId: randomUUID(), legalEntityId: randomUUID(), closeId: randomUUID(), closeDate: '2025-02-28', correlationId: randomUUID() });
+
+  function closeWithRevaluation(post: PostRevaluationActivities['postRevaluationEntry']) {
+    const calls: string[] = [];
+    const revaluationId = randomUUID();
+    const activities: ClosePeriodActivities & PostRevaluationActivities = {
+      lockClosedPeriod: async () => {
+        calls.push('lock');
+        return { running: true };
+      },
+      openCloseRevaluation: async () => {
+        calls.push('open revaluation');
+        return { revaluationId, status: 'RUNNING' };
+      },
+      postRevaluationEntry: async (revaluation) => {
+        calls.push(`revalue ${revaluation.revaluationId === revaluationId ? 'its own' : 'another'} at ${revaluation.revaluationDate}`);
+        return post(revaluation);
+      },
+      failRevaluation: async () => {
+        calls.push('revaluation failed');
+      },
+      postYearEndClosing: async () => {
+        calls.push('year-end');
+        return { entries: 0 };
+      },
+      computeClosingBalances: async () => {
+        calls.push('compute');
+        return { entryCount: 3, accounts: 2, total: '10.00' };
+      },
+      completePeriodClose: async () => {
+        calls.push('complete');
+      },
+      failPeriodClose: async ({ reason }) => {
+        calls.push(`fail: ${reason}`);
+      },
+    };
+    return { calls, activities };
+  }
+
+  test('when the close opens a revaluation, then the child workflow revaluation-<company>-<date> posts it before the snapshot', async () => {
+    const { calls, activities } = closeWithRevaluation(async () => ({ settled: false, entryId: randomUUID(), gainTotal: '1.00', lossTotal: '0.00' }));
+    const close = input();
+    await t.withWorker(activities, async (taskQueue) => {
+      const handle = await t.client.workflow.start<ClosePeriodWorkflow>(CLOSE_PERIOD_WORKFLOW, { taskQueue, workflowId: closePeriodWorkflowId(close.legalEntityId, close.closeDate), args: [close] });
+      expect((await handle.result()).status).toBe('COMPLETED');
+      const child = await t.client.workflow.getHandle(postRevaluationWorkflowId(close.legalEntityId, close.closeDate)).describe();
+      expect(child.type).toBe(POST_REVALUATION_WORKFLOW);
+      expect(child.typedSearchAttributes.get(TENANT_ID)).toBe(close.tenantId);
+    });
+    expect(calls).toEqual(['lock', 'open revaluation', 'revalue its own at 2025-02-28', 'compute', 'complete']);
+  });
+
+  test('when its revaluation fails, then the close fails with the reason and stores no snapshot', async () => {
+    const { calls, activities } = closeWithRevaluation(async () => {
+      throw ApplicationFailure.nonRetryable('rate-unavailable: no CBU rate is stored for EUR on or before 2025-02-28', FailureType.RateUnavailable);
+    });
+    const close = input();
+    await t.withWorker(activities, async (taskQueue) => {
+      const handle = await t.client.workflow.start<ClosePeriodWorkflow>(CLOSE_PERIOD_WORKFLOW, { taskQueue, workflowId: closePeriodWorkflowId(close.legalEntityId, close.closeDate), args: [close] });
+      expect(await handle.result()).toEqual({
+        status: 'FAILED',
+        reason: 'the revaluation at 2025-02-28 failed: rate-unavailable: no CBU rate is stored for EUR on or before 2025-02-28',
+      });
+    });
+    expect(calls).toEqual([
+      'lock',
+      'open revaluation',
+      'revalue its own at 2025-02-28',
+      'revaluation failed',
+      'fail: the revaluation at 2025-02-28 failed: rate-unavailable: no CBU rate is stored for EUR on or before 2025-02-28',
+    ]);
+  });
+});
+

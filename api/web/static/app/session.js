@@ -1,6 +1,6 @@
 // The session of a workspace page: access and refresh token in this page's memory only (never in storage,
 // gone on reload), the caller's identity and permissions, and API calls that refresh once on a 401.
-import { ProblemError, call } from './api.js';
+import { ProblemError, call, fetchFile } from './api.js';
 
 let session = null; // { accessToken, refreshToken, me, permissions }
 let refreshing = null;
@@ -27,6 +27,18 @@ export async function api(method, path, body) {
     if (!(err instanceof ProblemError) || err.status !== 401 || !session) throw err;
     await refresh();
     return call(method, path, { body, token: session.accessToken });
+  }
+}
+
+/** A file the API answers in the `accept` type ({ blob, filename }), with the same one refresh as `api`. */
+export async function download(path, accept) {
+  if (!session) throw new ProblemError(401, { title: 'You are not logged in' });
+  try {
+    return await fetchFile(path, { accept, token: session.accessToken });
+  } catch (err) {
+    if (!(err instanceof ProblemError) || err.status !== 401 || !session) throw err;
+    await refresh();
+    return fetchFile(path, { accept, token: session.accessToken });
   }
 }
 

@@ -1,4 +1,4 @@
-// What the console's sections share: tables, the failure message, today's date and request ids.
+// What the console's sections share: tables, the failure message, today's date, months and request ids.
 import { ProblemError, describe } from '../api.js';
 import { h } from '../dom.js';
 
@@ -14,4 +14,13 @@ export function table(headers, rows) {
 }
 
 export const today = () => new Date().toISOString().slice(0, 10);
+
+/** The first day of the date's month: "2025-01-15" → "2025-01-01". */
+export const monthStart = (date) => `${date.slice(0, 7)}-01`;
+
+/** The last day of the date's month: "2024-02-10" → "2024-02-29". */
+export function monthEnd(date) {
+  const [year, month] = date.split('-').map(Number);
+  return new Date(Date.UTC(year, month, 0)).toISOString().slice(0, 10);
+}
 export const uuid = () => crypto.randomUUID();

@@ -6,8 +6,10 @@ import { accounts } from './accounts.js';
 import { failed } from './common.js';
 import { journal } from './journal.js';
 import { overview } from './overview.js';
-import { periods } from './periods.js';
+import { periods, stopPolling } from './periods.js';
+import { statements } from './statements.js';
 import { trialBalance } from './trial-balance.js';
+import { turnoverSheet } from './turnover-sheet.js';
 import { users } from './users.js';
 
 const SECTIONS = [
@@ -15,15 +17,24 @@ const SECTIONS = [
   ['accounts', 'Chart of accounts', () => can('listCompanyAccounts'), accounts],
   ['journal', 'Journal', () => can('listJournalEntries'), journal],
   ['trial-balance', 'Trial balance', () => can('getTrialBalance'), trialBalance],
+  ['turnover-sheet', 'Turnover sheet', () => can('getTurnoverSheet'), turnoverSheet],
+  ['statements', 'Statements', () => can('getBalanceSheet') || can('getFinancialResults'), statements],
   ['periods', 'Period closes', () => can('listPeriodCloses'), periods],
   ['users', 'Users and invitations', () => can('listUsers'), users],
 ];
 
-export { stopPolling } from './periods.js';
+export { stopPolling };
 
 export function consoleView(view, section) {
   const visible = SECTIONS.filter(([, , shown]) => shown());
-  const nav = h('nav', { class: 'tabs' }, visible.map(([id, label]) => h('a', { href: `#${id}`, class: id === section ? 'active' : '' }, label)));
+  // The open section's tab draws the section again: the way back from an entry or a statement drawn in its place.
+  const again = (event) => {
+    event.preventDefault();
+    stopPolling();
+    consoleView(view, section);
+  };
+  const nav = h('nav', { class: 'tabs' }, visible.map(([id, label]) =>
+    h('a', { href: `#${id}`, class: id === section ? 'active' : '', 'aria-current': id === section ? 'page' : undefined, onclick: id === section ? again : undefined }, label)));
   const body = h('section', { id: `section-${section}` });
   view.replaceChildren(nav, body);
   // A section opened without its permission is still drawn: its read answers 403, shown as a message.

@@ -1,9 +1,12 @@
-// #journal: the entries, one entry with its reversal, and the form that posts a balanced entry.
-import { describe } from '../api.js';
+// #journal: the entries, one entry with its reversal, and the form that posts a balanced entry (lines in UZS
+// or in a foreign currency at the Central Bank's rate of the entry date).
+import { ProblemError, describe } from '../api.js';
 import { busy, clearAlert, fieldsOf, h, showAlert } from '../dom.js';
-import { AMOUNT, formatMinor, toMinor } from '../money.js';
+import { AMOUNT, convertToMinor, formatMinor, groupDigits, toMinor } from '../money.js';
 import { api, can, company } from '../session.js';
 import { failed, table, today, uuid } from './common.js';
+import { FUNCTIONAL, currencyDecimals, foreignAmountPattern, foreignText, rateText, readCbuRates } from './currency.js';
+import { downloadButtons } from './download.js';
 
 export async function journal(body) {
   body.append(h('h1', {}, 'Journal'));
@@ -13,51 +16,167 @@ export async function journal(body) {
   };
   if (can('postJournalEntry')) body.append(entryForm(again));
   const list = h('div');
-  body.append(h('h2', {}, 'Entries'), list);
+  // The files have every line of every entry, not the page listed.
+  body.append(h('h2', {}, 'Entries'), downloadButtons(() => `/api/v1/ledger/${company()}/entries`, ['csv', 'xlsx', 'hledger']), list);
   const res = await api('GET', `/api/v1/ledger/${company()}/entries?size=50`);
   list.replaceChildren(
     res.data.items.length === 0
       ? h('p', { class: 'muted' }, 'No entries yet.')
       : table(
-          ['No.', 'Date', 'Description', 'Amount', ''],
+          ['No.', 'Date', 'Description', 'Amount', 'Foreign currency', ''],
           res.data.items.map((e) =>
             h('tr', {}, h('td', {}, e.number), h('td', {}, e.entryDate), h('td', {}, e.description), h('td', { class: 'num' }, e.totalDebit),
+              h('td', { class: 'foreign' }, e.lines.filter((l) => l.currency !== null).map((l) => h('div', {}, foreignText(l)))),
               h('td', {}, h('button', { type: 'button', class: 'link', onclick: () => showEntry(body, e.id, again) }, 'Open'))),
           ),
         ),
   );
 }
 
-/** The posting form; the balance is summed in BigInt minor units as the lines are typed. */
+/**
+ * The posting form. A line is in UZS (debit or credit typed) or in a foreign currency: its amount in the
+ * currency and its side, converted at the CBU rate of the entry date (GET /rates?date=, read again whenever
+ * the date changes) into the UZS debit or credit, exactly as the API checks it. The balance is summed in
+ * BigInt minor units as the lines are typed.
+ */
 function entryForm(done) {
+  const entryDate = h('input', { name: 'entryDate', type: 'date', required: true, value: today() });
+  const ratesNote = h('p', { class: 'hint', id: 'rates-note', hidden: true });
   const lines = h('tbody');
-  const total = h('p', { class: 'muted', id: 'entry-total' });
-  const line = (code = '', debit = '', credit = '') =>
-    h('tr', {}, h('td', {}, h('input', { name: 'accountCode', value: code, pattern: '[0-9]{4}', maxlength: 4, required: true, 'aria-label': 'Account code' })),
-      h('td', {}, h('input', { name: 'debit', value: debit, inputmode: 'decimal', 'aria-label': 'Debit' })),
-      h('td', {}, h('input', { name: 'credit', value: credit, inputmode: 'decimal', 'aria-label': 'Credit' })));
+  const total = h('p', { class: 'muted', id: 'entry-total', 'aria-live': 'polite' });
+  // The CBU rates of the entry date as last read; `pending` while the date's rates are being read.
+  let rates = { date: null, byCode: new Map(), pending: true };
+  let reading = 0;
+
+  const field = (tr, name) => tr.querySelector(`[name=${name}]`);
+  /** The currency picker's options: UZS and the currencies with a rate; a chosen currency without one stays. */
+  const fillCurrencies = (select) => {
+    const chosen = select.value || FUNCTIONAL;
+    const codes = [FUNCTIONAL, ...rates.byCode.keys()];
+    if (!codes.includes(chosen)) codes.push(chosen);
+    select.replaceChildren(...codes.map((code) =>
+      h('option', { value: code, selected: code === chosen }, code === FUNCTIONAL || rates.byCode.has(code) || rates.pending ? code : `${code} (no rate)`)));
+  };
+  /** A foreign line's rate and its UZS amount on its side; a UZS line's amounts are typed. */
+  const updateLine = (tr) => {
+    const currency = field(tr, 'currency').value;
+    const foreign = currency !== FUNCTIONAL;
+    const [amount, side, debit, credit] = ['currencyAmount', 'side', 'debit', 'credit'].map((name) => field(tr, name));
+    if (foreign && tr.dataset.currency === FUNCTIONAL) side.value = credit.value.trim() && !debit.value.trim() ? 'credit' : 'debit';
+    tr.dataset.currency = currency;
+    amount.hidden = side.hidden = !foreign;
+    debit.readOnly = credit.readOnly = foreign;
+    const rateCell = tr.querySelector('.rate');
+    if (!foreign) return (rateCell.textContent = '');
+    const known = rates.byCode.get(currency);
+    let uzs = '';
+    if (rates.pending) rateCell.textContent = 'Reading the CBU rate…';
+    else if (!rates.date) rateCell.textContent = 'Choose the entry date for its CBU rate';
+    else if (!known) rateCell.textContent = `No CBU rate of ${currency} on or before ${rates.date}`;
+    else {
+      rateCell.textContent = rateText(currency, known);
+      const text = amount.value.trim();
+      const minor = foreignAmountPattern(currency).test(text) ? convertToMinor(text, known.rate) : null;
+      if (minor !== null && minor > 0n) uzs = formatMinor(minor);
+    }
+    debit.value = side.value === 'debit' ? uzs : '';
+    credit.value = side.value === 'credit' ? uzs : '';
+  };
+  const line = (code = '', debit = '', credit = '') => {
+    const currency = h('select', { name: 'currency', 'aria-label': 'Currency' });
+    fillCurrencies(currency);
+    const tr = h('tr', { 'data-currency': FUNCTIONAL },
+      h('td', {}, h('input', { name: 'accountCode', value: code, pattern: '[0-9]{4}', maxlength: 4, required: true, 'aria-label': 'Account code' })),
+      h('td', {}, currency),
+      h('td', {}, h('div', { class: 'pair' },
+        h('input', { name: 'currencyAmount', inputmode: 'decimal', maxlength: 20, hidden: true, 'aria-label': 'Amount in currency' }),
+        h('select', { name: 'side', hidden: true, 'aria-label': 'Side' }, h('option', { value: 'debit' }, 'Debit'), h('option', { value: 'credit' }, 'Credit')))),
+      h('td', { class: 'rate' }),
+      h('td', {}, h('input', { name: 'debit', value: debit, inputmode: 'decimal', 'aria-label': 'Debit (UZS)' })),
+      h('td', {}, h('input', { name: 'credit', value: credit, inputmode: 'decimal', 'aria-label': 'Credit (UZS)' })));
+    updateLine(tr);
+    return tr;
+  };
   lines.append(line(), line());
-  const readLines = () =>
-    [...lines.children].map((tr) => {
-      const [code, debit, credit] = [...tr.querySelectorAll('input')].map((i) => i.value.trim());
-      return { accountCode: code, debit: debit || '0', credit: credit || '0' };
-    }).filter((l) => l.accountCode || l.debit !== '0' || l.credit !== '0');
+
+  /** The lines to post (blank rows left out), each with its row number, or the first thing wrong with one. */
+  const readLines = () => {
+    const ls = [];
+    for (const [i, tr] of [...lines.children].entries()) {
+      const [code, currency, amount, debit, credit] = ['accountCode', 'currency', 'currencyAmount', 'debit', 'credit'].map((name) => field(tr, name).value.trim());
+      const foreign = currency !== FUNCTIONAL;
+      if (!code && !debit && !credit && !(foreign && amount)) continue;
+      const row = i + 1;
+      if (!foreign) {
+        ls.push({ row, body: { accountCode: code, debit: debit || '0', credit: credit || '0' } });
+        continue;
+      }
+      if (rates.pending) return { error: 'The CBU rates of the entry date are still being read; post again in a moment.' };
+      if (!rates.date) return { error: `Line ${row} is in ${currency}: choose the entry date, whose CBU rate converts it.` };
+      if (!rates.byCode.has(currency)) return { error: `Line ${row}: there is no CBU rate of ${currency} on or before ${rates.date}. Choose another currency or date.` };
+      if (!foreignAmountPattern(currency).test(amount) || !/[1-9]/.test(amount)) {
+        return { error: `Line ${row}: the amount in ${currency} must be a number above zero with at most ${currencyDecimals(currency)} decimals.` };
+      }
+      if (!debit && !credit) return { error: `Line ${row}: ${amount} ${currency} is more than a line can hold in UZS.` };
+      // The rate is the API's to apply (the stored CBU rate of the date): the UZS amount shown is checked against it.
+      ls.push({ row, body: { accountCode: code, debit: debit || '0', credit: credit || '0', currency, currencyAmount: amount, rateSource: 'CBU' } });
+    }
+    return { ls };
+  };
   const sum = () => {
-    const ls = readLines();
-    if (ls.some((l) => !AMOUNT.test(l.debit) || !AMOUNT.test(l.credit))) return (total.textContent = 'Amounts are decimals with at most two places, e.g. 1250.00'), null;
-    const debit = ls.reduce((s, l) => s + toMinor(l.debit), 0n);
-    const credit = ls.reduce((s, l) => s + toMinor(l.credit), 0n);
+    const { ls, error } = readLines();
+    if (error) return (total.textContent = error), { error };
+    if (ls.some((l) => !AMOUNT.test(l.body.debit) || !AMOUNT.test(l.body.credit))) {
+      total.textContent = 'Amounts are decimals with at most two places, e.g. 1250.00';
+      return { error: 'Some amount is not a decimal with at most two places.' };
+    }
+    const debit = ls.reduce((s, l) => s + toMinor(l.body.debit), 0n);
+    const credit = ls.reduce((s, l) => s + toMinor(l.body.credit), 0n);
     total.textContent = `Debit ${formatMinor(debit)} · Credit ${formatMinor(credit)}${debit === credit ? ' · balanced' : ' · not balanced'}`;
     return { ls, balanced: debit === credit && debit > 0n };
   };
-  lines.addEventListener('input', sum);
+  const recalculate = (tr) => {
+    if (tr) updateLine(tr);
+    sum();
+  };
+  /** Reads the CBU rates of the entry date, then redraws every line; a later read wins over an earlier one. */
+  const readRates = async () => {
+    const date = entryDate.value;
+    const mine = ++reading;
+    rates = { ...rates, pending: true };
+    [...lines.children].forEach((tr) => updateLine(tr));
+    const next = { date, byCode: new Map(), pending: false, note: '' };
+    if (!date) next.note = 'Choose the date to read its Central Bank (CBU) rates; until then lines are in UZS.';
+    else {
+      try {
+        next.byCode = await readCbuRates(date);
+        if (next.byCode.size === 0) next.note = `No Central Bank (CBU) rate is stored on or before ${date}: lines are in UZS.`;
+      } catch (err) {
+        next.note = `The Central Bank (CBU) rates could not be read (${describe(err)}): lines are in UZS.`;
+      }
+    }
+    if (mine !== reading) return;
+    rates = next;
+    ratesNote.textContent = next.note;
+    ratesNote.hidden = !next.note;
+    for (const tr of lines.children) {
+      fillCurrencies(field(tr, 'currency'));
+      updateLine(tr);
+    }
+    sum();
+  };
+  lines.addEventListener('input', (event) => recalculate(event.target.closest('tr')));
+  entryDate.addEventListener('change', () => void readRates());
+
   const form = h(
     'form',
     { id: 'post-entry', novalidate: true },
     h('h2', {}, 'Post an entry'),
-    h('label', {}, 'Date ', h('input', { name: 'entryDate', type: 'date', required: true, value: today() })),
+    h('label', {}, 'Date ', entryDate),
     h('label', {}, 'Description ', h('input', { name: 'description', required: true, maxlength: 500 })),
-    table(['Account', 'Debit', 'Credit'], lines),
+    h('p', { class: 'hint' }, 'A line in a foreign currency takes the Central Bank (CBU) rate of the entry date; its UZS debit or credit is the amount at that rate, rounded half-up to the tiyin.'),
+    ratesNote,
+    table(['Account', 'Currency', 'Amount in currency', 'Rate', 'Debit (UZS)', 'Credit (UZS)'], lines),
     h('button', { type: 'button', class: 'link', onclick: () => lines.append(line()) }, 'Add a line'),
     total,
     h('button', { type: 'submit' }, 'Post'),
@@ -66,32 +185,70 @@ function entryForm(done) {
     event.preventDefault();
     clearAlert();
     const checked = sum();
-    if (!checked) return showAlert('Some amount is not a decimal with at most two places.');
+    if (checked.error) return showAlert(checked.error);
     if (!checked.balanced) return showAlert('Debits and credits must be equal and more than zero.');
     const f = fieldsOf(form);
     void busy(form, async () => {
       try {
-        const res = await api('POST', `/api/v1/ledger/${company()}/entries`, { requestId: uuid(), entryDate: f.entryDate, description: f.description, lines: checked.ls });
+        const res = await api('POST', `/api/v1/ledger/${company()}/entries`, { requestId: uuid(), entryDate: f.entryDate, description: f.description, lines: checked.ls.map((l) => l.body) });
         showAlert(`Posted entry ${res.data.number}.`, 'info');
         done();
       } catch (err) {
-        showAlert(describe(err));
+        showAlert(postingProblem(err, checked.ls));
+        // The stored rates changed since the form read them: read them again, so the lines show what the API takes.
+        if (['rate-unavailable', 'conversion-mismatch'].includes(problemType(err))) await readRates();
       }
     });
   });
+  void readRates();
   return form;
 }
 
-/** One entry with its lines; an entry that is neither reversed nor a reversal can be reversed here. */
-async function showEntry(body, id, back) {
+/** The last segment of a problem's type ("/problems/rate-unavailable" → "rate-unavailable"), or null. */
+function problemType(err) {
+  return err instanceof ProblemError && typeof err.problem.type === 'string' ? err.problem.type.split('/').pop() : null;
+}
+
+/** A refused posting in plain words; the two currency problems name what to do, the rest read as the API says. */
+function postingProblem(err, sent) {
+  const type = problemType(err);
+  if (type === 'rate-unavailable') {
+    const currencies = Array.isArray(err.problem.currencies) ? err.problem.currencies.join(', ') : 'a line\'s currency';
+    return `The Central Bank (CBU) has no rate of ${currencies} stored on or before ${err.problem.date ?? 'the entry date'}, so the entry cannot be converted to UZS. ` +
+      'Choose another date, or enter those lines in UZS.';
+  }
+  if (type === 'conversion-mismatch') {
+    const errors = Array.isArray(err.problem.errors) ? err.problem.errors : [];
+    const lines = errors.map((e) => {
+      const index = /\/lines\/([0-9]+)\//.exec(e.path ?? '')?.[1];
+      const row = index === undefined ? '?' : sent[Number(index)]?.row ?? Number(index) + 1;
+      return e.expectedAmount ? `line ${row} comes to ${e.expectedAmount} UZS` : `line ${row}: ${e.message}`;
+    });
+    return `The UZS amounts do not match the Central Bank (CBU) rate stored now; it may have been corrected since the form read it (${lines.join('; ')}). ` +
+      'The form has read the rate again: check the lines and post again.';
+  }
+  return describe(err);
+}
+
+/**
+ * One entry with its lines, drawn in `body` with a way `back` (named by `backLabel`); an entry that is neither
+ * reversed nor a reversal can be reversed here. Account statements open their lines' entries here too.
+ */
+export async function showEntry(body, id, back, backLabel = '← All entries') {
   const { data: e } = await api('GET', `/api/v1/ledger/${company()}/entries/${id}`);
   const parts = [
-    h('button', { type: 'button', class: 'link', onclick: back }, '← All entries'),
+    h('button', { type: 'button', class: 'link', onclick: back }, backLabel),
     h('h1', {}, `Entry ${e.number}: ${e.description}`),
-    h('p', {}, `Dated ${e.entryDate}, posted ${new Date(e.postedAt).toLocaleString()}`, e.reversalOf ? ' · reverses another entry' : '', e.reversedBy ? ' · reversed' : ''),
-    table(['Line', 'Account', 'Debit', 'Credit', 'Memo'], e.lines.map((l) => h('tr', {}, h('td', {}, l.lineNo), h('td', {}, l.accountCode), h('td', { class: 'num' }, l.debit), h('td', { class: 'num' }, l.credit), h('td', {}, l.memo ?? '')))),
+    h('p', {}, `Dated ${e.entryDate}, posted ${new Date(e.postedAt).toLocaleString()}`, e.reversalOf ? ' · reverses another entry' : '', e.reversedBy ? ' · reversed' : '',
+      e.kind === 'REVALUATION' ? ' · a currency revaluation' : ''),
+    table(['Line', 'Account', 'Debit (UZS)', 'Credit (UZS)', 'In currency', 'Rate', 'Memo'], e.lines.map((l) =>
+      h('tr', {}, h('td', {}, l.lineNo), h('td', {}, l.accountCode), h('td', { class: 'num' }, l.debit), h('td', { class: 'num' }, l.credit),
+        h('td', { class: 'num' }, l.currency === null ? '' : `${l.currency} ${l.currencyAmount}`),
+        h('td', { class: 'rate' }, l.currency === null ? '' : `${groupDigits(l.rate)} (${l.rateSource} ${l.rateDate})`),
+        h('td', {}, l.memo ?? '')))),
   ];
-  if (can('reverseJournalEntry') && !e.reversedBy && !e.reversalOf) {
+  // A revaluation entry is never reversed (the next revaluation corrects it), nor is a reversal.
+  if (can('reverseJournalEntry') && !e.reversedBy && !e.reversalOf && e.kind !== 'REVALUATION') {
     const form = h('form', { id: 'reverse', class: 'inline', novalidate: true },
       h('label', {}, 'Reverse on ', h('input', { name: 'entryDate', type: 'date', required: true, value: today() })),
       h('label', {}, 'because ', h('input', { name: 'reason', required: true, maxlength: 400 })),
@@ -103,7 +260,7 @@ async function showEntry(body, id, back) {
         try {
           const res = await api('POST', `/api/v1/ledger/${company()}/entries/${id}/reversal`, { requestId: uuid(), entryDate: f.entryDate, reason: f.reason });
           showAlert(`Reversed by entry ${res.data.number}.`, 'info');
-          await showEntry(body, id, back);
+          await showEntry(body, id, back, backLabel);
         } catch (err) {
           showAlert(describe(err));
         }

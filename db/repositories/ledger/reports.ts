@@ -1,0 +1,126 @@
+import { selectRows, type Db } from '../../connection';
+import type { LedgerScope } from './journal';
+
+// The ledger's reports: the turnovers of a date range per account, subaccount and currency (the turnover
+// sheet), and one account's lines with their running balance (the account statement). Serves
+// getTurnoverSheet and getAccountStatement; their opening balances are period-closes.ts balancesThrough (the
+// last snapshot plus the lines after it). Raw SQL: aggregates and window functions over the journal.
+
+/** The UZS lines (currency 'UZS'), one foreign currency's, or all (undefined). */
+function currencyCondition(currency: string | undefined, alias = ''): string {
+  if (currency === undefined) return 'true';
+  return currency === 'UZS' ? `${alias}currency IS NULL` : `${alias}currency = :currency`;
+}
+
+export interface TurnoverRowData {
+  account_code: string;
+  subaccount_id: string | null;
+  currency: string | null;
+  debit: string;
+  credit: string;
+  /** Foreign debit and credit turnovers; null for UZS lines. */
+  currency_debit: string | null;
+  currency_credit: string | null;
+}
+
+/**
+ * Debit and credit turnovers of `from`..`to` (inclusive) per account, subaccount and currency; without the
+ * year-end closing entries when asked (Form 2: they would bring every income and expense to zero).
+ */
+export function turnoversBetween(
+  tx: Db,
+  scope: LedgerScope,
+  range: { from: string; to: string; currency?: string; withoutYearEndClosing?: boolean },
+): Promise<TurnoverRowData[]> {
+  const closing = range.withoutYearEndClosing
+    ? `AND (NOT system_line OR NOT EXISTS (SELECT 1 FROM journal_entries e WHERE e.tenant_id = journal_lines.tenant_id AND e.id = journal_lines.entry_id AND e.kind = 'YEAR_END_CLOSING'))`
+    : '';
+  return selectRows<TurnoverRowData>(
+    tx,
+    `SELECT account_code, subaccount_id, currency, sum(debit)::text AS debit, sum(credit)::text AS credit,
+            sum(CASE WHEN debit > 0 THEN currency_amount ELSE 0 END)::text AS currency_debit,
+            sum(CASE WHEN credit > 0 THEN currency_amount ELSE 0 END)::text AS currency_credit
+       FROM journal_lines
+      WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId AND entry_date BETWEEN :from AND :to AND ${currencyCondition(range.currency)} ${closing}
+      GROUP BY account_code, subaccount_id, currency`,
+    { ...scope, from: range.from, to: range.to, currency: range.currency ?? null },
+  );
+}
+
+export interface StatementLineRow {
+  entry_id: string;
+  number: string;
+  entry_date: string;
+  description: string;
+  line_no: number;
+  memo: string | null;
+  subaccount_id: string | null;
+  debit: string;
+  credit: string;
+  /** Debit minus credit of the range's lines up to and including this one. */
+  running: string;
+  currency_amount: string | null;
+  running_foreign: string | null;
+  counter_accounts: string[] | null;
+}
+
+export interface StatementQuery {
+  accountCode: string;
+  subaccountId?: string;
+  from: string;
+  to: string;
+  currency?: string;
+  limit: number;
+  offset: number;
+}
+
+const statementWhere = (query: StatementQuery) =>
+  `l.tenant_id = :tenantId AND l.legal_entity_id = :legalEntityId AND l.account_code = :accountCode
+   AND ${query.subaccountId === undefined ? 'true' : 'l.subaccount_id = :subaccountId'}
+   AND l.entry_date BETWEEN :from AND :to AND ${currencyCondition(query.currency, 'l.')}`;
+
+/**
+ * One page of the account's lines in journal order (date, entry number, line), each with the running sums of
+ * the range up to it, so a page carries on from the lines before it; and the counter-accounts of its entry
+ * (the accounts on the other side). The window runs over the range's lines of this account (the account index).
+ */
+export function statementPage(tx: Db, scope: LedgerScope, query: StatementQuery): Promise<StatementLineRow[]> {
+  return selectRows<StatementLineRow>(
+    tx,
+    `WITH ordered AS (
+       SELECT l.entry_id, e.number, to_char(l.entry_date, 'YYYY-MM-DD') AS entry_date, e.description, l.line_no, l.memo, l.subaccount_id,
+              l.debit, l.credit, CASE WHEN l.debit > 0 THEN l.currency_amount ELSE -l.currency_amount END AS currency_amount,
+              sum(l.debit - l.credit) OVER w AS running,
+              sum(CASE WHEN l.debit > 0 THEN l.currency_amount ELSE -l.currency_amount END) OVER w AS running_foreign
+         FROM journal_lines l
+         JOIN journal_entries e ON e.tenant_id = l.tenant_id AND e.id = l.entry_id
+        WHERE ${statementWhere(query)}
+       WINDOW w AS (ORDER BY l.entry_date, e.number, l.line_no)
+     ), page AS (
+       SELECT * FROM ordered ORDER BY entry_date, number, line_no LIMIT :limit OFFSET :offset
+     )
+     SELECT page.entry_id, page.number::text AS number, page.entry_date, page.description, page.line_no, page.memo, page.subaccount_id,
+            page.debit::text AS debit, page.credit::text AS credit, page.running::text AS running,
+            page.currency_amount::text AS currency_amount, page.running_foreign::text AS running_foreign,
+            (SELECT array_agg(DISTINCT o.account_code ORDER BY o.account_code) FROM journal_lines o
+              WHERE o.tenant_id = :tenantId AND o.entry_id = page.entry_id AND (o.debit > 0) <> (page.debit > 0)) AS counter_accounts
+       FROM page ORDER BY page.entry_date, page.number, page.line_no`,
+    { ...scope, ...query, subaccountId: query.subaccountId ?? null, currency: query.currency ?? null },
+  );
+}
+
+/** The range's turnovers of the account and how many lines it has. */
+export async function statementTotals(
+  tx: Db,
+  scope: LedgerScope,
+  query: Omit<StatementQuery, 'limit' | 'offset'>,
+): Promise<{ debit: string; credit: string; foreign: string | null; lines: number }> {
+  const [row] = await selectRows<{ debit: string; credit: string; foreign: string | null; lines: string }>(
+    tx,
+    `SELECT coalesce(sum(l.debit), 0)::text AS debit, coalesce(sum(l.credit), 0)::text AS credit,
+            sum(CASE WHEN l.debit > 0 THEN l.currency_amount ELSE -l.currency_amount END)::text AS foreign, count(*) AS lines
+       FROM journal_lines l WHERE ${statementWhere({ ...query, limit: 0, offset: 0 })}`,
+    { ...scope, ...query, subaccountId: query.subaccountId ?? null, currency: query.currency ?? null },
+  );
+  return { debit: row!.debit, credit: row!.credit, foreign: row!.foreign, lines: Number(row!.lines) };
+}
