@@ -12,7 +12,11 @@
 //   6. reads while password hashing is saturated: logins/s, the list's req/s against idle, event-loop lag;
 //   7. a revaluation over 100,000 foreign lines (bulk-loaded, about 20 s) beside a trial balance of the same
 //      lines (BENCH_REVALUATION_LINES, BENCH_SUBACCOUNTS as for npm run bench:revaluation).
-// BENCH_ONLY picks sections: reads,sql,posting,foreign,steps,hashing,revaluation (all by default).
+//   8. the month-end reports of November over 1,000,000 lines of 2024 closed monthly (loaded straight into
+//      the database, then closed through the API: minutes), each beside the trial balance of the same day;
+//   9. a year of that journal exported as CSV (and BENCH_EXPORT_FORMATS), lines/s and the API's memory.
+// BENCH_ONLY picks sections: reads,sql,posting,foreign,steps,hashing,revaluation,reports,exports (all by default;
+// BENCH_REPORT_LINES sets the lines of sections 8 and 9).
 // Start the service with the request-rate limits raised, and the password hashes one client address may
 // have at once (the workspaces are registered eight at a time, all from this address; they would stop the load):
 //   RATE_LIMIT_MAGIC_LINK_PER_IP=1000000/3600 RATE_LIMIT_REGISTER_PER_IP=1000000/600 \
@@ -37,6 +41,8 @@ import { ensureWrk, wrk, type WrkResult } from './http';
 import { POSTING_DATE, cbuRatesInForce, pgbenchPosting, storeCbuRates, workspace, wrkPosting, type Workspace } from './ledger';
 import { measureRevaluation } from './revaluation';
 import { measureCompletions } from './workflow-completions';
+import { closeMonthly, measureReports } from './reports';
+import { apiPid, loadLines, measureExports } from './exports';
 import { signedMs, stepComparison } from './workflows';
 
 const STEPS = Number(process.env.BENCH_STEPS ?? 10);
@@ -347,12 +353,54 @@ async function revaluation(): Promise<void> {
   show(`7. Revaluation beside a trial balance of the same foreign lines (loaded in ${r.loadSeconds.toFixed(1)} s)`);
 }
 
+const REPORT_LINES = Number(process.env.BENCH_REPORT_LINES ?? 1_000_000);
+const EXPORT_FORMATS = (process.env.BENCH_EXPORT_FORMATS ?? 'csv').split(',').map((f) => f.trim()).filter(Boolean);
+
+/** One company with REPORT_LINES lines over 2024, closed monthly through November: sections 8 and 9 read it. */
+async function monthEndCompany(): Promise<{ ws: Workspace; loadSeconds: number; closeSeconds: number }> {
+  const ws = await workspace();
+  const loadSeconds = await loadLines(ws, REPORT_LINES);
+  const closeSeconds = await closeMonthly(ws);
+  return { ws, loadSeconds, closeSeconds };
+}
+
+async function reports(company: { ws: Workspace; loadSeconds: number; closeSeconds: number }): Promise<void> {
+  const { statementLines, timings } = await measureReports(company.ws);
+  const floor = timings[0]!;
+  const targets: Record<string, string> = {
+    'turnover sheet, November': '≤ 200 ms and ≤ 3×',
+    'account statement 5110, November, page 1 of 50': '≤ 200 ms and ≤ 3×',
+    'account statement 5110, November, last page': '≤ 200 ms and ≤ 3×',
+    'Form 1 at 2024-11-30': '≤ 300 ms',
+  };
+  for (const t of timings.slice(1)) {
+    rows.push({ row: t.report, measured: `p50 ${t.p50} ms, p95 ${t.p95} ms`, floor: `${floor.p95} ms`, ratio: `${t.ratio}×`, target: targets[t.report] ?? 'reported' });
+  }
+  show(
+    `8. Month-end reports over ${REPORT_LINES} lines (loaded in ${company.loadSeconds.toFixed(0)} s, closed monthly in ${company.closeSeconds.toFixed(0)} s; ` +
+      `5110 has ${statementLines} lines in November), p95 beside the trial balance's`,
+  );
+}
+
+async function exports(company: { ws: Workspace }): Promise<void> {
+  for (const r of await measureExports(company.ws, apiPid(), REPORT_LINES, EXPORT_FORMATS)) {
+    rows.push({
+      row: `journal of 2024 as ${r.format}`,
+      measured: `${Math.round(r.lines / r.seconds)} lines/s, ${Math.round(r.bytes / 1024 / 1024)} MiB in ${r.seconds.toFixed(1)} s`,
+      floor: '',
+      ratio: `API RSS ${r.rssBefore} → peak ${r.rssPeakSampled} MiB`,
+      target: r.format === 'csv' ? '≥ 50,000 lines/s, RSS < 200 MiB' : 'reported',
+    });
+  }
+  show(`9. A year of the journal (${REPORT_LINES} lines) exported through the API`);
+}
+
 async function main(): Promise<void> {
   await requireRunningApi();
   const bin = ensureWrk();
   console.log(`Benchmarks against ${BASE}, Node ${process.version}, ${new Date().toISOString()}`);
   const ws = await workspace();
-  const only = (process.env.BENCH_ONLY ?? 'reads,sql,posting,foreign,steps,hashing,revaluation').split(',');
+  const only = (process.env.BENCH_ONLY ?? 'reads,sql,posting,foreign,steps,hashing,revaluation,reports,exports').split(',');
   if (only.includes('reads')) await reads(bin, ws);
   if (only.includes('sql')) await listSql(ws);
   if (only.includes('posting')) await posting();
@@ -360,6 +408,11 @@ async function main(): Promise<void> {
   if (only.includes('steps')) await stepUps();
   if (only.includes('hashing')) await underHashing(bin, ws);
   if (only.includes('revaluation')) await revaluation();
+  if (only.includes('reports') || only.includes('exports')) {
+    const company = await monthEndCompany();
+    if (only.includes('reports')) await reports(company);
+    if (only.includes('exports')) await exports(company);
+  }
 }
 
 main().catch((err) => {

@@ -54,10 +54,10 @@ export async function loadLines(ws: Workspace, lines: number): Promise<number> {
         await run(`INSERT INTO journal_entries (tenant_id, id, legal_entity_id, number, entry_date, description, request_id, request_hash,
                                               total_debit, total_credit, line_count, correlation_id)
                  SELECT :t, id, :le, number, d, 'Invoice ' || number, gen_random_uuid(), 'bulk', amount, amount, 2, gen_random_uuid() FROM bulk`);
-        await run(`INSERT INTO journal_lines (tenant_id, entry_id, line_no, legal_entity_id, entry_date, account_code, debit, credit, memo)
-                 SELECT :t, id, 1, :le, d, (ARRAY['5110', '4010', '9410', '1010'])[1 + number % 4], amount, 0, NULL FROM bulk
+        await run(`INSERT INTO journal_lines (tenant_id, entry_id, entry_number, line_no, legal_entity_id, entry_date, account_code, debit, credit, memo)
+                 SELECT :t, id, number, 1, :le, d, (ARRAY['5110', '4010', '9410', '1010'])[1 + number % 4], amount, 0, NULL FROM bulk
                  UNION ALL
-                 SELECT :t, id, 2, :le, d, (ARRAY['9010', '6010', '8330'])[1 + number % 3], 0, amount, 'counterparty ' || (number % 997) FROM bulk`);
+                 SELECT :t, id, number, 2, :le, d, (ARRAY['9010', '6010', '8330'])[1 + number % 3], 0, amount, 'counterparty ' || (number % 997) FROM bulk`);
       });
     }
     await owner.query('ANALYZE journal_lines, journal_entries', { type: QueryTypes.RAW });
@@ -118,7 +118,7 @@ function resetPeak(pid: number): boolean {
   }
 }
 
-interface ExportResult {
+export interface ExportResult {
   format: string;
   lines: number;
   bytes: number;
@@ -129,7 +129,7 @@ interface ExportResult {
 }
 
 /** Exports the year in `format`, reading the body as it comes (counting lines, keeping nothing), while sampling the API's memory. */
-async function timeExport(ws: Workspace, pid: number, format: string): Promise<ExportResult> {
+async function timeExport(ws: Workspace, pid: number, format: string, total: number): Promise<ExportResult> {
   const rssBefore = memoryMiB(pid, 'VmRSS');
   const reset = resetPeak(pid);
   let rssPeakSampled = rssBefore;
@@ -152,24 +152,35 @@ async function timeExport(ws: Workspace, pid: number, format: string): Promise<E
   const seconds = (performance.now() - started) / 1000;
   rssPeakSampled = Math.max(rssPeakSampled, memoryMiB(pid, 'VmRSS'));
   // CSV: a header and a row per line; hledger: per two-line entry a header, two postings and a blank line.
-  const lines = format === 'csv' ? newlines - 1 : format === 'hledger' ? Math.round(newlines / 2) : LINES;
+  const lines = format === 'csv' ? newlines - 1 : format === 'hledger' ? Math.round(newlines / 2) : total;
   return { format, lines, bytes, seconds, rssBefore, rssPeakSampled, hwm: reset ? memoryMiB(pid, 'VmHWM') : null };
+}
+
+/** The API process: the one listening on BENCH_URL's port, or BENCH_API_PID. */
+export function apiPid(): number {
+  return process.env.BENCH_API_PID ? Number(process.env.BENCH_API_PID) : listeningPid(Number(new URL(BASE).port || 80));
+}
+
+/** A year of the company's journal (`lines` lines loaded by loadLines) exported in each format, one after the other. */
+export async function measureExports(ws: Workspace, pid: number, lines: number, formats: string[]): Promise<ExportResult[]> {
+  const results: ExportResult[] = [];
+  for (const format of formats) {
+    if (!ACCEPT[format]) throw new Error(`unknown format ${format}: csv, xlsx or hledger`);
+    const r = await timeExport(ws, pid, format, lines);
+    if (format === 'csv' && r.lines !== Math.floor(lines / 2) * 2) throw new Error(`the CSV export has ${r.lines} lines, not ${lines}`);
+    results.push(r);
+  }
+  return results;
 }
 
 async function main(): Promise<void> {
   await requireRunningApi();
-  const pid = process.env.BENCH_API_PID ? Number(process.env.BENCH_API_PID) : listeningPid(Number(new URL(BASE).port || 80));
+  const pid = apiPid();
   console.log(`Journal export against ${BASE} (API pid ${pid}), Node ${process.version}, ${new Date().toISOString()}`);
   const ws = await workspace();
   const loadSeconds = await loadLines(ws, LINES);
   console.log(`loaded ${LINES} lines into one company in ${loadSeconds.toFixed(1)} s`);
-  const results: ExportResult[] = [];
-  for (const format of FORMATS) {
-    if (!ACCEPT[format]) throw new Error(`unknown format ${format}: csv, xlsx or hledger`);
-    const r = await timeExport(ws, pid, format);
-    if (format === 'csv' && r.lines !== Math.floor(LINES / 2) * 2) throw new Error(`the CSV export has ${r.lines} lines, not ${LINES}`);
-    results.push(r);
-  }
+  const results = await measureExports(ws, pid, LINES, FORMATS);
   console.log(`\nA year (${YEAR.from}..${YEAR.to}) of one company's journal, ${LINES} lines, exported through the API\n`);
   console.table(
     results.map((r) => ({

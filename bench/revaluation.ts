@@ -93,11 +93,11 @@ async function loadForeignLines(ws: Workspace, lines: number, receivables: strin
       await run(`INSERT INTO journal_entries (tenant_id, id, legal_entity_id, number, entry_date, description, request_id, request_hash,
                                             total_debit, total_credit, line_count, correlation_id)
                SELECT :t, id, :le, number, d, 'bulk ' || currency, gen_random_uuid(), 'bulk', uzs, uzs, 2, gen_random_uuid() FROM bulk`);
-      await run(`INSERT INTO journal_lines (tenant_id, entry_id, line_no, legal_entity_id, entry_date, account_code, subaccount_id, debit, credit,
+      await run(`INSERT INTO journal_lines (tenant_id, entry_id, entry_number, line_no, legal_entity_id, entry_date, account_code, subaccount_id, debit, credit,
                                           currency, currency_amount, rate, rate_source, rate_date)
-               SELECT :t, id, 1, :le, d, debit_code, debit_sub, uzs, 0, currency, amount, rate, 'CBU', rate_date FROM bulk
+               SELECT :t, id, number, 1, :le, d, debit_code, debit_sub, uzs, 0, currency, amount, rate, 'CBU', rate_date FROM bulk
                UNION ALL
-               SELECT :t, id, 2, :le, d, credit_code, credit_sub, 0, uzs, currency, amount, rate, 'CBU', rate_date FROM bulk`);
+               SELECT :t, id, number, 2, :le, d, credit_code, credit_sub, 0, uzs, currency, amount, rate, 'CBU', rate_date FROM bulk`);
     });
     await owner.query('ANALYZE journal_lines, journal_entries', { type: QueryTypes.RAW });
   } finally {

@@ -144,6 +144,29 @@ async function primed<T>(batches: AsyncGenerator<T>): Promise<AsyncIterable<T>> 
 
 const positionOf = (row: { entry_date: string; number: string; line_no: number }): JournalPosition => ({ entryDate: row.entry_date, number: row.number, lineNo: row.line_no });
 
+/**
+ * The lines after each batch's last one, EXPORT_BATCH at a time, one read ahead: the next batch is read while
+ * this one is written (the database and the writer each keep a core busy). At most one read is in flight, so
+ * an export holds two batches at most; a read nobody waits for any more (the client went away) is let go.
+ */
+async function* readAhead<R extends { entry_date: string; number: string; line_no: number }>(
+  read: (after: JournalPosition | null) => Promise<R[]>,
+): AsyncGenerator<R[]> {
+  const start = (after: JournalPosition | null) => {
+    const next = read(after);
+    next.catch(() => undefined);
+    return next;
+  };
+  let pending = start(null);
+  for (;;) {
+    const rows = await pending;
+    const more = rows.length === EXPORT_BATCH;
+    if (more) pending = start(positionOf(rows[rows.length - 1]!));
+    if (rows.length > 0) yield rows;
+    if (!more) return;
+  }
+}
+
 /** hledger transactions from the journal's lines (an entry's lines may span two batches), a blank line between. */
 async function* hledgerText(batches: AsyncIterable<JournalExportLine[]>): AsyncGenerator<string> {
   let entry = null as (ExportedEntry & { id: string }) | null;
@@ -171,14 +194,13 @@ export function createLedgerExports(companies: CompanyScopes) {
   /** Every line of the entries the filter matches, in journal order, a batch at a time, as the journal stood at the first read. */
   async function* journalBatches(principal: Principal, legalEntityId: string, filter: Filter): AsyncGenerator<JournalExportLine[]> {
     let through: string | null = null;
-    let after: JournalPosition | null = null;
-    for (;;) {
-      const rows = await companies.read(principal, legalEntityId, async (tx, scope) => {
+    const read = (after: JournalPosition | null) =>
+      companies.read(principal, legalEntityId, async (tx, scope) => {
         through ??= await lastEntryNumber(tx, scope);
         return journalLinesAfter(tx, scope, { ...filter, through, after, limit: EXPORT_BATCH });
       });
-      if (rows.length > 0) {
-        yield rows.map((r) => ({
+    for await (const rows of readAhead(read)) {
+      yield rows.map((r) => ({
           entryId: r.entry_id,
           number: Number(r.number),
           entryDate: r.entry_date,
@@ -186,12 +208,9 @@ export function createLedgerExports(companies: CompanyScopes) {
           reference: r.reference,
           kind: r.kind,
           reversalOf: r.reversal_of,
-          postedAt: r.posted_at.toISOString(),
-          line: toJournalLine(r),
-        }));
-      }
-      if (rows.length < EXPORT_BATCH) return;
-      after = positionOf(rows[rows.length - 1]!);
+        postedAt: r.posted_at.toISOString(),
+        line: toJournalLine(r),
+      }));
     }
   }
 
@@ -250,37 +269,33 @@ export function createLedgerExports(companies: CompanyScopes) {
     const onNormalSide = (value: bigint) => formatMinorUnits(credit ? -value : value);
     async function* batches(): AsyncGenerator<StatementLine[]> {
       let through: string | null = null;
-      let after: JournalPosition | null = null;
-      for (;;) {
-        const rows = await companies.read(principal, legalEntityId, async (tx, scope) => {
+      const read = (after: JournalPosition | null) =>
+        companies.read(principal, legalEntityId, async (tx, scope) => {
           through ??= await lastEntryNumber(tx, scope);
           return statementLinesAfter(tx, scope, { ...query, through, after, limit: EXPORT_BATCH });
         });
-        if (rows.length > 0) {
-          yield rows.map((l): StatementLine => {
-            const debit = numericToMinorUnits(l.debit);
-            const creditAmount = numericToMinorUnits(l.credit);
-            net += debit - creditAmount;
-            if (foreign && l.currency_amount !== null) foreignNet = foreignNet.plus(l.currency_amount);
-            return {
-              entryId: l.entry_id,
-              entryNumber: Number(l.number),
-              entryDate: l.entry_date,
-              description: l.description,
-              lineNo: l.line_no,
-              memo: l.memo,
-              subaccountId: l.subaccount_id,
-              counterAccounts: l.counter_accounts ?? [],
-              debit: formatMinorUnits(debit),
-              credit: formatMinorUnits(creditAmount),
-              balance: onNormalSide(net),
-              currencyAmount: foreign && l.currency_amount !== null ? formatForeignAmount(l.currency_amount, query.currency!) : null,
-              currencyBalance: foreign && l.currency_amount !== null ? formatForeignAmount((credit ? foreignNet.negated() : foreignNet).toFixed(), query.currency!) : null,
-            };
-          });
-        }
-        if (rows.length < EXPORT_BATCH) return;
-        after = positionOf(rows[rows.length - 1]!);
+      for await (const rows of readAhead(read)) {
+        yield rows.map((l): StatementLine => {
+          const debit = numericToMinorUnits(l.debit);
+          const creditAmount = numericToMinorUnits(l.credit);
+          net += debit - creditAmount;
+          if (foreign && l.currency_amount !== null) foreignNet = foreignNet.plus(l.currency_amount);
+          return {
+            entryId: l.entry_id,
+            entryNumber: Number(l.number),
+            entryDate: l.entry_date,
+            description: l.description,
+            lineNo: l.line_no,
+            memo: l.memo,
+            subaccountId: l.subaccount_id,
+            counterAccounts: l.counter_accounts ?? [],
+            debit: formatMinorUnits(debit),
+            credit: formatMinorUnits(creditAmount),
+            balance: onNormalSide(net),
+            currencyAmount: foreign && l.currency_amount !== null ? formatForeignAmount(l.currency_amount, query.currency!) : null,
+            currencyBalance: foreign && l.currency_amount !== null ? formatForeignAmount((credit ? foreignNet.negated() : foreignNet).toFixed(), query.currency!) : null,
+          };
+        });
       }
     }
     const name = `account-statement-${legalEntityId}-${query.accountCode}-${query.from}-${query.to}`;

@@ -28,15 +28,19 @@ export async function lastEntryNumber(tx: Db, scope: LedgerScope): Promise<strin
 }
 
 /**
- * The keyset: lines after `after` (the first batch has none). `seek` is the part an index seeks on: date and
- * number on the entries' index, or the date on the account's lines (a comparison across the two tables is not
- * one an index can use); the last comparison cuts within the entry. A line's date is its entry's.
+ * The keyset: lines after `after` (the first batch has none). For the journal, `(date, number)` is what the
+ * entries' index seeks on and the line number cuts within the entry (a comparison across the two tables is
+ * not one an index can use); an account's lines carry their entry's number, so the whole position is one
+ * comparison on the account index.
  */
 function afterCondition(after: JournalPosition | null, seek: 'entries' | 'lines'): { sql: string; replacements: Record<string, unknown> } {
   if (!after) return { sql: 'true', replacements: {} };
   return {
-    sql: `${seek === 'entries' ? '(e.entry_date, e.number) >= (CAST(:afterDate AS date), CAST(:afterNumber AS bigint))' : 'line.entry_date >= CAST(:afterDate AS date)'}
-          AND (e.entry_date, e.number, line.line_no) > (CAST(:afterDate AS date), CAST(:afterNumber AS bigint), :afterLineNo)`,
+    sql:
+      seek === 'entries'
+        ? `(e.entry_date, e.number) >= (CAST(:afterDate AS date), CAST(:afterNumber AS bigint))
+          AND (e.entry_date, e.number, line.line_no) > (CAST(:afterDate AS date), CAST(:afterNumber AS bigint), :afterLineNo)`
+        : '(line.entry_date, line.entry_number, line.line_no) > (CAST(:afterDate AS date), CAST(:afterNumber AS bigint), :afterLineNo)',
     replacements: { afterDate: after.entryDate, afterNumber: after.number, afterLineNo: after.lineNo },
   };
 }
@@ -133,22 +137,22 @@ export function statementLinesAfter(tx: Tx, scope: LedgerScope, query: Statement
     INDEX_ORDER,
     {
       sql: `WITH batch AS (
-       SELECT line.entry_id, e.number, line.entry_date, e.description, line.line_no, line.memo, line.subaccount_id, line.debit, line.credit,
+       SELECT line.entry_id, line.entry_number AS number, line.entry_date, line.line_no, line.memo, line.subaccount_id, line.debit, line.credit,
               CASE WHEN line.debit > 0 THEN line.currency_amount ELSE -line.currency_amount END AS currency_amount
          FROM journal_lines line
-         JOIN journal_entries e ON e.tenant_id = line.tenant_id AND e.id = line.entry_id
         WHERE line.tenant_id = :tenantId AND line.legal_entity_id = :legalEntityId AND line.account_code = :accountCode
           AND ${query.subaccountId === undefined ? 'true' : 'line.subaccount_id = :subaccountId'}
           AND line.entry_date BETWEEN :from AND :to AND ${currency}
-          AND e.number <= CAST(:through AS bigint) AND ${keyset.sql}
-        ORDER BY line.entry_date, e.number, line.line_no
+          AND line.entry_number <= CAST(:through AS bigint) AND ${keyset.sql}
+        ORDER BY line.entry_date, line.entry_number, line.line_no
         LIMIT :limit
      )
-     SELECT batch.entry_id, batch.number::text AS number, to_char(batch.entry_date, 'YYYY-MM-DD') AS entry_date, batch.description, batch.line_no,
+     SELECT batch.entry_id, batch.number::text AS number, to_char(batch.entry_date, 'YYYY-MM-DD') AS entry_date, e.description, batch.line_no,
             batch.memo, batch.subaccount_id, batch.debit::text AS debit, batch.credit::text AS credit, batch.currency_amount::text AS currency_amount,
             (SELECT array_agg(DISTINCT o.account_code ORDER BY o.account_code) FROM journal_lines o
               WHERE o.tenant_id = :tenantId AND o.entry_id = batch.entry_id AND (o.debit > 0) <> (batch.debit > 0)) AS counter_accounts
-       FROM batch ORDER BY batch.entry_date, batch.number, batch.line_no`,
+       FROM batch JOIN journal_entries e ON e.tenant_id = :tenantId AND e.id = batch.entry_id
+      ORDER BY batch.entry_date, batch.number, batch.line_no`,
       replacements: {
         ...scope,
         accountCode: query.accountCode,

@@ -96,11 +96,11 @@ export function postJournalEntryStatement(scope: LedgerScope, entry: NewEntry, l
          FROM counter WHERE counter.locked_through IS NULL OR counter.locked_through < CAST(:entryDate AS date)
                OR (:kind <> 'POSTING' AND counter.locked_through = CAST(:entryDate AS date)
                    AND (counter.last_closed_date IS NULL OR counter.last_closed_date < counter.locked_through))
-       RETURNING id, posted_at
+       RETURNING id, number, posted_at
      ), lines AS (
-       INSERT INTO journal_lines (tenant_id, entry_id, line_no, legal_entity_id, entry_date, account_code, subaccount_id, debit, credit, memo,
+       INSERT INTO journal_lines (tenant_id, entry_id, entry_number, line_no, legal_entity_id, entry_date, account_code, subaccount_id, debit, credit, memo,
                                   currency, currency_amount, rate, rate_source, rate_date, system_line)
-       SELECT :tenantId, entry.id, l.line_no, :legalEntityId, :entryDate, l.account_code, l.subaccount_id, l.debit, l.credit, l.memo,
+       SELECT :tenantId, entry.id, entry.number, l.line_no, :legalEntityId, :entryDate, l.account_code, l.subaccount_id, l.debit, l.credit, l.memo,
               l.currency, l.currency_amount, l.rate, l.rate_source, l.rate_date, :systemLine
          FROM entry, unnest(ARRAY[:lineNos]::int[], ARRAY[:codes]::text[], ARRAY[:subaccounts]::uuid[],
                             ARRAY[:debits]::numeric[], ARRAY[:credits]::numeric[], ARRAY[:memos]::text[],

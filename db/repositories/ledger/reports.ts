@@ -82,29 +82,33 @@ const statementWhere = (query: StatementQuery) =>
 /**
  * One page of the account's lines in journal order (date, entry number, line), each with the running sums of
  * the range up to it, so a page carries on from the lines before it; and the counter-accounts of its entry
- * (the accounts on the other side). The window runs over the range's lines of this account (the account index).
+ * (the accounts on the other side). The running sums and the page come from the account index alone (it
+ * holds the order and the amounts, journal_lines_account_idx); only the page's 50 or so lines then read
+ * their memo, their entry's description and its other lines.
  */
 export function statementPage(tx: Db, scope: LedgerScope, query: StatementQuery): Promise<StatementLineRow[]> {
   return selectRows<StatementLineRow>(
     tx,
-    `WITH ordered AS (
-       SELECT l.entry_id, e.number, to_char(l.entry_date, 'YYYY-MM-DD') AS entry_date, e.description, l.line_no, l.memo, l.subaccount_id,
-              l.debit, l.credit, CASE WHEN l.debit > 0 THEN l.currency_amount ELSE -l.currency_amount END AS currency_amount,
+    `WITH page AS (
+       SELECT l.entry_id, l.entry_number, l.entry_date, l.line_no, l.subaccount_id, l.debit, l.credit,
+              CASE WHEN l.debit > 0 THEN l.currency_amount ELSE -l.currency_amount END AS currency_amount,
               sum(l.debit - l.credit) OVER w AS running,
               sum(CASE WHEN l.debit > 0 THEN l.currency_amount ELSE -l.currency_amount END) OVER w AS running_foreign
          FROM journal_lines l
-         JOIN journal_entries e ON e.tenant_id = l.tenant_id AND e.id = l.entry_id
         WHERE ${statementWhere(query)}
-       WINDOW w AS (ORDER BY l.entry_date, e.number, l.line_no)
-     ), page AS (
-       SELECT * FROM ordered ORDER BY entry_date, number, line_no LIMIT :limit OFFSET :offset
+       WINDOW w AS (ORDER BY l.entry_date, l.entry_number, l.line_no)
+        ORDER BY l.entry_date, l.entry_number, l.line_no
+        LIMIT :limit OFFSET :offset
      )
-     SELECT page.entry_id, page.number::text AS number, page.entry_date, page.description, page.line_no, page.memo, page.subaccount_id,
-            page.debit::text AS debit, page.credit::text AS credit, page.running::text AS running,
+     SELECT page.entry_id, page.entry_number::text AS number, to_char(page.entry_date, 'YYYY-MM-DD') AS entry_date, e.description,
+            page.line_no, line.memo, page.subaccount_id, page.debit::text AS debit, page.credit::text AS credit, page.running::text AS running,
             page.currency_amount::text AS currency_amount, page.running_foreign::text AS running_foreign,
             (SELECT array_agg(DISTINCT o.account_code ORDER BY o.account_code) FROM journal_lines o
               WHERE o.tenant_id = :tenantId AND o.entry_id = page.entry_id AND (o.debit > 0) <> (page.debit > 0)) AS counter_accounts
-       FROM page ORDER BY page.entry_date, page.number, page.line_no`,
+       FROM page
+       JOIN journal_entries e ON e.tenant_id = :tenantId AND e.id = page.entry_id
+       JOIN journal_lines line ON line.tenant_id = :tenantId AND line.entry_id = page.entry_id AND line.line_no = page.line_no
+      ORDER BY page.entry_date, page.entry_number, page.line_no`,
     { ...scope, ...query, subaccountId: query.subaccountId ?? null, currency: query.currency ?? null },
   );
 }

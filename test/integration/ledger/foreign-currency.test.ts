@@ -313,12 +313,13 @@ describe('the currency rules in the database itself', () => {
       );
       for (const [i, l] of lines.entries()) {
         await stack.admin.query(
-          `INSERT INTO journal_lines (tenant_id, entry_id, line_no, legal_entity_id, entry_date, account_code, debit, credit, currency, currency_amount, rate, rate_source, rate_date, system_line)
-           VALUES (:t, :id, :no, :c, '2015-06-01', :account, :debit, :credit, :currency, :amount, :rate, :source, :rateDate, :revaluation)`,
+          `INSERT INTO journal_lines (tenant_id, entry_id, entry_number, line_no, legal_entity_id, entry_date, account_code, debit, credit, currency, currency_amount, rate, rate_source, rate_date, system_line)
+           VALUES (:t, :id, :n, :no, :c, '2015-06-01', :account, :debit, :credit, :currency, :amount, :rate, :source, :rateDate, :revaluation)`,
           {
             replacements: {
               t: company!.tenant_id,
               id: entryId,
+              n: state!.n,
               no: i + 1,
               c: company!.id,
               account: l.account,

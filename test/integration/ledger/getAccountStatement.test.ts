@@ -1,3 +1,4 @@
+import { QueryTypes } from 'sequelize';
 import { startTestStack, type TestStack } from '../../helpers/stack';
 import { api, bearer, registerWorkspace, type Registered } from '../../helpers/clients';
 import { entryBody, ledgerApi } from '../../helpers/ledger';
@@ -121,5 +122,22 @@ describe('getAccountStatement: GET /api/v1/ledger/{legalEntityId}/reports/accoun
     await statement({ accountCode: '1234', from: '2024-04-02', to: '2024-04-30' }, 404);
     await statement({ accountCode: '5110', from: '2024-04-30', to: '2024-04-01' }, 400);
     await statement({ accountCode: '51100', from: '2024-04-01', to: '2024-04-30' }, 400);
+  });
+
+  test('a line carries its entry\'s number, which the statement orders by: the database refuses a line that names another number', async () => {
+    const rows = await stack.admin.query<{ entry_id: string; entry_number: string; number: string }>(
+      `SELECT l.entry_id, l.entry_number::text, e.number::text FROM journal_lines l JOIN journal_entries e ON e.tenant_id = l.tenant_id AND e.id = l.entry_id
+        WHERE l.tenant_id = :t`,
+      { replacements: { t: owner.me.tenantId }, type: QueryTypes.SELECT },
+    );
+    expect(rows.length).toBeGreaterThan(20);
+    for (const row of rows) expect(row.entry_number).toBe(row.number);
+    const entry = rows[0]!;
+    const wrong = stack.admin.query(
+      `INSERT INTO journal_lines (tenant_id, entry_id, entry_number, line_no, legal_entity_id, entry_date, account_code, debit, credit)
+       SELECT tenant_id, id, number + 1, 99, legal_entity_id, entry_date, '5110', 1, 0 FROM journal_entries WHERE tenant_id = :t AND id = :id`,
+      { replacements: { t: owner.me.tenantId, id: entry.entry_id } },
+    );
+    await expect(wrong).rejects.toThrow(/journal_lines_entry_fkey/);
   });
 });

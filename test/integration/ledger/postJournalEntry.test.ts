@@ -271,9 +271,9 @@ describe('header accounts in the database itself', () => {
         await db.query(`SELECT set_config('app.tenant_id', :t, true)`, { replacements, transaction: tx });
         await db.query(
           `WITH e AS (INSERT INTO journal_entries (tenant_id, id, legal_entity_id, number, entry_date, description, request_id, request_hash, total_debit, total_credit, line_count, correlation_id)
-                       VALUES (:t, gen_random_uuid(), :le, :number, '2025-01-24', 'by hand', gen_random_uuid(), 'x', 5, 5, 2, gen_random_uuid()) RETURNING id)
-           INSERT INTO journal_lines (tenant_id, entry_id, line_no, legal_entity_id, entry_date, account_code, debit, credit)
-           SELECT :t, e.id, n, :le, '2025-01-24', CASE n WHEN 1 THEN :account ELSE '9010' END, CASE n WHEN 1 THEN 5 ELSE 0 END, CASE n WHEN 1 THEN 0 ELSE 5 END
+                       VALUES (:t, gen_random_uuid(), :le, :number, '2025-01-24', 'by hand', gen_random_uuid(), 'x', 5, 5, 2, gen_random_uuid()) RETURNING id, number)
+           INSERT INTO journal_lines (tenant_id, entry_id, entry_number, line_no, legal_entity_id, entry_date, account_code, debit, credit)
+           SELECT :t, e.id, e.number, n, :le, '2025-01-24', CASE n WHEN 1 THEN :account ELSE '9010' END, CASE n WHEN 1 THEN 5 ELSE 0 END, CASE n WHEN 1 THEN 0 ELSE 5 END
              FROM e, generate_series(1, 2) n`,
           { replacements, transaction: tx },
         );

@@ -85,9 +85,9 @@ describe('reverseJournalEntry: POST /api/v1/ledger/{legalEntityId}/entries/{entr
       await stack.admin.query('ALTER TABLE journal_lines DISABLE TRIGGER journal_lines_detail_account', { transaction: tx });
       const rows = await stack.admin.query<{ id: string }>(
         `WITH e AS (INSERT INTO journal_entries (tenant_id, id, legal_entity_id, number, entry_date, description, request_id, request_hash, total_debit, total_credit, line_count, correlation_id)
-                     VALUES (:t, gen_random_uuid(), :le, 1000, '2025-07-02', 'on a header', gen_random_uuid(), 'x', 7, 7, 2, gen_random_uuid()) RETURNING id),
-              l AS (INSERT INTO journal_lines (tenant_id, entry_id, line_no, legal_entity_id, entry_date, account_code, debit, credit)
-                    SELECT :t, e.id, n, :le, '2025-07-02', CASE n WHEN 1 THEN '5100' ELSE '9010' END, CASE n WHEN 1 THEN 7 ELSE 0 END, CASE n WHEN 1 THEN 0 ELSE 7 END
+                     VALUES (:t, gen_random_uuid(), :le, 1000, '2025-07-02', 'on a header', gen_random_uuid(), 'x', 7, 7, 2, gen_random_uuid()) RETURNING id, number),
+              l AS (INSERT INTO journal_lines (tenant_id, entry_id, entry_number, line_no, legal_entity_id, entry_date, account_code, debit, credit)
+                    SELECT :t, e.id, e.number, n, :le, '2025-07-02', CASE n WHEN 1 THEN '5100' ELSE '9010' END, CASE n WHEN 1 THEN 7 ELSE 0 END, CASE n WHEN 1 THEN 0 ELSE 7 END
                       FROM e, generate_series(1, 2) n)
          SELECT id FROM e`,
         { replacements: { t: user.me.tenantId, le: user.me.company.id }, transaction: tx, type: QueryTypes.SELECT },

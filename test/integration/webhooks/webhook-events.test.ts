@@ -255,9 +255,9 @@ describe('period-close.completed and period-close.failed (closePeriod)', () => {
       await stack.admin.query(`ALTER TABLE journal_entries DISABLE TRIGGER journal_entries_balanced`, { transaction: tx });
       await stack.admin.query(
         `WITH e AS (INSERT INTO journal_entries (tenant_id, id, legal_entity_id, number, entry_date, description, request_id, request_hash, total_debit, total_credit, line_count, correlation_id)
-                     VALUES (:t, gen_random_uuid(), :le, 1000, '2025-06-11', 'broken', gen_random_uuid(), 'x', 5, 5, 2, gen_random_uuid()) RETURNING id)
-         INSERT INTO journal_lines (tenant_id, entry_id, line_no, legal_entity_id, entry_date, account_code, debit, credit)
-         SELECT :t, e.id, n, :le, '2025-06-11', '5110', 5, 0 FROM e, generate_series(1, 2) n`,
+                     VALUES (:t, gen_random_uuid(), :le, 1000, '2025-06-11', 'broken', gen_random_uuid(), 'x', 5, 5, 2, gen_random_uuid()) RETURNING id, number)
+         INSERT INTO journal_lines (tenant_id, entry_id, entry_number, line_no, legal_entity_id, entry_date, account_code, debit, credit)
+         SELECT :t, e.id, e.number, n, :le, '2025-06-11', '5110', 5, 0 FROM e, generate_series(1, 2) n`,
         { replacements: { t: user.me.tenantId, le: user.me.company.id }, transaction: tx },
       );
       await stack.admin.query(`ALTER TABLE journal_entries ENABLE TRIGGER journal_entries_balanced`, { transaction: tx });
