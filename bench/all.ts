@@ -382,7 +382,7 @@ async function reports(company: { ws: Workspace; loadSeconds: number; closeSecon
   );
 }
 
-async function exports(company: { ws: Workspace }): Promise<void> {
+async function journalExports(company: { ws: Workspace }): Promise<void> {
   for (const r of await measureExports(company.ws, apiPid(), REPORT_LINES, EXPORT_FORMATS)) {
     rows.push({
       row: `journal of 2024 as ${r.format}`,
@@ -411,7 +411,7 @@ async function main(): Promise<void> {
   if (only.includes('reports') || only.includes('exports')) {
     const company = await monthEndCompany();
     if (only.includes('reports')) await reports(company);
-    if (only.includes('exports')) await exports(company);
+    if (only.includes('exports')) await journalExports(company);
   }
 }
 

@@ -55,7 +55,8 @@ fi
 say "starting the worker and the API"
 node dist/worker/main.js &
 pids+=($!)
-PORT="$PORT" METRICS_PORT="$METRICS_PORT" node dist/api/server.js &
+# The API's JavaScript heap is bounded (docs/operations.md, API_MAX_OLD_SPACE_MB): its requests are bounded too.
+PORT="$PORT" METRICS_PORT="$METRICS_PORT" node --max-old-space-size="${API_MAX_OLD_SPACE_MB:-128}" dist/api/server.js &
 pids+=($!)
 
 for _ in $(seq 1 60); do

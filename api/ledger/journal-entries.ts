@@ -31,7 +31,9 @@ import type { WebhookEvents } from '../webhooks/events';
 type JournalEntryCreate = Schemas['JournalEntryCreate'];
 type JournalEntry = Schemas['JournalEntry'];
 
-const money = (numeric: string) => formatMinorUnits(numericToMinorUnits(numeric));
+/** A NUMERIC(20, 2) as the API writes it; PostgreSQL's text of one is that already (an export reads millions). */
+const CANONICAL_MONEY = /^-?(?:0|[1-9][0-9]*)\.[0-9]{2}$/;
+const money = (numeric: string) => (CANONICAL_MONEY.test(numeric) ? numeric : formatMinorUnits(numericToMinorUnits(numeric)));
 
 /** A stored line as the API shows it: UZS amounts with two decimals, a foreign amount in its currency's decimals. */
 export function toJournalLine(l: LineRow): JournalEntry['lines'][number] {

@@ -4,7 +4,8 @@ import type { MigrationContext } from './context';
 // line), with running sums. Each line carries its entry's number, and the foreign key from the line to its
 // entry now includes it, so the copy can never differ from the entry. An index by account in that order,
 // with the amounts included, gives a page and the running sums before it from the index alone, without
-// joining the entries of the whole range.
+// joining the entries of the whole range. The period index takes the same order after the date, so the
+// journal's lines are read in journal order and merged with the entries' date index (the exports).
 
 export async function up({ sql }: MigrationContext): Promise<void> {
   await sql(`
@@ -19,12 +20,18 @@ export async function up({ sql }: MigrationContext): Promise<void> {
       FOREIGN KEY (tenant_id, entry_id, entry_date, entry_number) REFERENCES journal_entries(tenant_id, id, entry_date, number);
     CREATE INDEX journal_lines_account_idx ON journal_lines (tenant_id, legal_entity_id, account_code, entry_date, entry_number, line_no)
       INCLUDE (entry_id, subaccount_id, debit, credit, currency, currency_amount);
+    DROP INDEX journal_lines_period_idx;
+    CREATE INDEX journal_lines_period_idx ON journal_lines (tenant_id, legal_entity_id, entry_date, entry_number, line_no)
+      INCLUDE (account_code, subaccount_id, debit, credit, currency, currency_amount);
   `);
 }
 
 export async function down({ sql }: MigrationContext): Promise<void> {
   await sql(`
     DROP INDEX IF EXISTS journal_lines_account_idx;
+    DROP INDEX IF EXISTS journal_lines_period_idx;
+    CREATE INDEX journal_lines_period_idx ON journal_lines (tenant_id, legal_entity_id, entry_date)
+      INCLUDE (account_code, subaccount_id, debit, credit, currency, currency_amount);
     ALTER TABLE journal_lines DROP CONSTRAINT IF EXISTS journal_lines_entry_fkey;
     ALTER TABLE journal_lines ADD CONSTRAINT journal_lines_tenant_id_entry_id_entry_date_fkey
       FOREIGN KEY (tenant_id, entry_id, entry_date) REFERENCES journal_entries(tenant_id, id, entry_date);
