@@ -314,6 +314,38 @@ describe('web pages in a real browser', () => {
     expect(problemsOf(page)).toEqual([]);
   });
 
+  test('the trial balance and the turnover sheet draw the newest query: a slower answer to an earlier one is dropped', async () => {
+    const user = await registerWorkspace(stack);
+    await ledgerApi(stack, user).post(entryBody('2011-07-05', [{ accountCode: '5110', debit: '250.00' }, { accountCode: '8330', credit: '250.00' }])).expect(201);
+    const page = await newPage();
+    await logIn(page, user);
+    await page.waitForSelector('#roles');
+    // The answers for the first of July (nothing posted yet) come a second late.
+    const slow = (url: URL) => url.searchParams.get('asOf') === '2011-07-01' || url.searchParams.get('to') === '2011-07-01';
+    await page.route(slow, async (route) => {
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      await route.continue();
+    });
+    for (const [tab, fields] of [['trial-balance', ['asOf']], ['turnover-sheet', ['from', 'to']]] as const) {
+      await page.click(`nav.tabs a[href="#${tab}"]`);
+      await page.waitForSelector(`#section-${tab} form button[type=submit]`);
+      const ask = async (date: string) => {
+        for (const field of fields) await page.fill(`#section-${tab} input[name=${field}]`, field === 'from' ? '2011-07-01' : date);
+        await page.click(`#section-${tab} form button[type=submit]`);
+      };
+      const late = page.waitForResponse((res) => slow(new URL(res.url())));
+      await ask('2011-07-01');
+      await ask('2011-07-31');
+      await page.waitForSelector(`#section-${tab} tr[data-code="5110"]`);
+      await late;
+      await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 200)));
+      // The late answer (no lines) did not replace the newer one.
+      expect(await page.locator(`#section-${tab} tr[data-code="5110"]`).count()).toBe(1);
+      expect(await page.locator(`#section-${tab} tr[data-code="8330"]`).count()).toBe(1);
+    }
+    expect(problemsOf(page)).toEqual([]);
+  });
+
   test('the turnover sheet shows the API\'s numbers; an account opens its statement, whose running balance carries across pages', async () => {
     await storeCbuRate(stack, 'USD', '2011-05-02', '12000.00'); // so that the currency filter offers USD in May 2011
     const user = await registerWorkspace(stack);

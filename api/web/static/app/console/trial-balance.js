@@ -22,8 +22,18 @@ export async function trialBalance(body) {
   fillCurrencies();
   const out = h('div');
   const path = () => `/api/v1/ledger/${company()}/trial-balance?${new URLSearchParams({ asOf: asOf.value, ...(currency.value ? { currency: currency.value } : {}) })}`;
+  // A later read wins over an earlier one still on its way, and a failed one shows in its place.
+  let reading = 0;
   const load = async () => {
-    const { data } = await api('GET', path());
+    const mine = ++reading;
+    let data;
+    try {
+      ({ data } = await api('GET', path()));
+    } catch (err) {
+      if (mine === reading) failed(out, err);
+      return;
+    }
+    if (mine !== reading) return;
     data.lines.forEach((l) => l.currencies.forEach((c) => seen.add(c.currency)));
     fillCurrencies();
     out.replaceChildren(
@@ -45,7 +55,7 @@ export async function trialBalance(body) {
   const form = h('form', { class: 'inline' }, h('label', {}, 'As of ', asOf), h('label', {}, 'Currency ', currency), h('button', { type: 'submit' }, 'Show'));
   form.addEventListener('submit', (event) => {
     event.preventDefault();
-    load().catch((err) => failed(out, err));
+    void load();
   });
   body.append(h('h1', {}, 'Trial balance'), form, downloadButtons(path), out);
   await load();

@@ -59,10 +59,20 @@ export async function turnoverSheet(body) {
     const query = new URLSearchParams({ from: from.value, to: to.value, detail: detail.value, ...(currency.value ? { currency: currency.value } : {}) });
     return `/api/v1/ledger/${company()}/reports/turnover-sheet?${query}`;
   };
+  // A later read wins over an earlier one still on its way, and a failed one shows in its place.
+  let reading = 0;
   const load = async () => {
-    const { data } = await api('GET', path());
+    const mine = ++reading;
+    let data;
+    try {
+      ({ data } = await api('GET', path()));
+      if (data.detail === 'SUBACCOUNT' && mine === reading) await nameSubaccounts(data.rows);
+    } catch (err) {
+      if (mine === reading) failed(out, err);
+      return;
+    }
+    if (mine !== reading) return;
     const bySubaccount = data.detail === 'SUBACCOUNT';
-    if (bySubaccount) await nameSubaccounts(data.rows);
     const foreign = data.currency !== null && data.currency !== FUNCTIONAL;
     const leading = bySubaccount ? ['Code', 'Account', 'Subaccount'] : ['Code', 'Account'];
     const th = (text, attrs = {}) => h('th', { scope: 'col', ...attrs }, text);
@@ -104,7 +114,7 @@ export async function turnoverSheet(body) {
     h('button', { type: 'submit' }, 'Show'));
   form.addEventListener('submit', (event) => {
     event.preventDefault();
-    load().catch((err) => failed(out, err));
+    void load();
   });
   body.append(h('h1', {}, 'Turnover sheet'), form, downloadButtons(path), out);
   await Promise.all([readCurrencies(), load()]);
