@@ -10,6 +10,7 @@ import type { Schemas, StreamReply } from '../http/operation-handler';
 import { tableReply, type Column, type TableType } from '../http/table-export';
 import type { CompanyScopes } from '../organisation/company-scope';
 import { toJournalLine } from './journal-entries';
+import { toStatementLine } from './reports';
 
 // The ledger's reports as CSV and XLSX, and the journal as an hledger journal too. The trial balance, the
 // turnover sheet and Forms 1 and 2 are a row per account or per form row: they are built as for JSON and
@@ -276,25 +277,11 @@ export function createLedgerExports(companies: CompanyScopes) {
         });
       for await (const rows of readAhead(read)) {
         yield rows.map((l): StatementLine => {
-          const debit = numericToMinorUnits(l.debit);
-          const creditAmount = numericToMinorUnits(l.credit);
-          net += debit - creditAmount;
+          net += numericToMinorUnits(l.debit) - numericToMinorUnits(l.credit);
           if (foreign && l.currency_amount !== null) foreignNet = foreignNet.plus(l.currency_amount);
-          return {
-            entryId: l.entry_id,
-            entryNumber: Number(l.number),
-            entryDate: l.entry_date,
-            description: l.description,
-            lineNo: l.line_no,
-            memo: l.memo,
-            subaccountId: l.subaccount_id,
-            counterAccounts: l.counter_accounts ?? [],
-            debit: formatMinorUnits(debit),
-            credit: formatMinorUnits(creditAmount),
-            balance: onNormalSide(net),
-            currencyAmount: foreign && l.currency_amount !== null ? formatForeignAmount(l.currency_amount, query.currency!) : null,
-            currencyBalance: foreign && l.currency_amount !== null ? formatForeignAmount((credit ? foreignNet.negated() : foreignNet).toFixed(), query.currency!) : null,
-          };
+          const currencyBalance =
+            foreign && l.currency_amount !== null ? formatForeignAmount((credit ? foreignNet.negated() : foreignNet).toFixed(), query.currency!) : null;
+          return toStatementLine(l, onNormalSide(net), currencyBalance, foreign ? query.currency! : null);
         });
       }
     }

@@ -2,7 +2,7 @@ import Decimal from 'decimal.js';
 import type { Tx } from '../../db/connection';
 import { accountInfo, type LedgerScope } from '../../db/repositories/ledger/journal';
 import { balancesThrough, lastCompletedClose, type BalanceRow } from '../../db/repositories/ledger/period-closes';
-import { statementPage, statementTotals, turnoversBetween } from '../../db/repositories/ledger/reports';
+import { statementPage, statementTotals, turnoversBetween, type StatementLineData } from '../../db/repositories/ledger/reports';
 import { formatMinorUnits, numericToMinorUnits } from '../../core/money';
 import { dayBefore, daysBetween } from '../../core/calendar';
 import { AppError } from '../../core/problems';
@@ -45,6 +45,28 @@ const zero = (): Sums => ({ opening: 0n, debit: 0n, credit: 0n, foreignOpening: 
 const side = (net: bigint) => ({ debit: formatMinorUnits(net > 0n ? net : 0n), credit: formatMinorUnits(net < 0n ? -net : 0n) });
 
 /** Turnover sheets and account statements, read from the last snapshot plus the lines after it. */
+/**
+ * A statement line as the API shows it (a page and an export alike); `balance` and `currencyBalance` are its
+ * running balances, already on the account's normal side; `currency` the statement's foreign currency, if any.
+ */
+export function toStatementLine(l: StatementLineData, balance: string, currencyBalance: string | null, currency: string | null): Schemas['AccountStatementLine'] {
+  return {
+    entryId: l.entry_id,
+    entryNumber: Number(l.number),
+    entryDate: l.entry_date,
+    description: l.description,
+    lineNo: l.line_no,
+    memo: l.memo,
+    subaccountId: l.subaccount_id,
+    counterAccounts: l.counter_accounts ?? [],
+    debit: formatMinorUnits(numericToMinorUnits(l.debit)),
+    credit: formatMinorUnits(numericToMinorUnits(l.credit)),
+    balance,
+    currencyAmount: currency && l.currency_amount !== null ? formatForeignAmount(l.currency_amount, currency) : null,
+    currencyBalance,
+  };
+}
+
 export function createReports(companies: CompanyScopes) {
   async function getTurnoverSheet(
     principal: Principal,
@@ -173,21 +195,14 @@ export function createReports(companies: CompanyScopes) {
       const first = lines[0];
       const pageOpeningNet = first ? openingNet + numericToMinorUnits(first.running) - (numericToMinorUnits(first.debit) - numericToMinorUnits(first.credit)) : closingNet;
       const page = pageOf(
-        lines.map((l) => ({
-          entryId: l.entry_id,
-          entryNumber: Number(l.number),
-          entryDate: l.entry_date,
-          description: l.description,
-          lineNo: l.line_no,
-          memo: l.memo,
-          subaccountId: l.subaccount_id,
-          counterAccounts: l.counter_accounts ?? [],
-          debit: formatMinorUnits(numericToMinorUnits(l.debit)),
-          credit: formatMinorUnits(numericToMinorUnits(l.credit)),
-          balance: onNormalSide(openingNet + numericToMinorUnits(l.running)),
-          currencyAmount: foreign && l.currency_amount !== null ? inCurrency(new Decimal(l.currency_amount)) : null,
-          currencyBalance: foreign && l.running_foreign !== null ? foreignOnNormalSide(openingForeign.plus(l.running_foreign)) : null,
-        })),
+        lines.map((l) =>
+          toStatementLine(
+            l,
+            onNormalSide(openingNet + numericToMinorUnits(l.running)),
+            foreign && l.running_foreign !== null ? foreignOnNormalSide(openingForeign.plus(l.running_foreign)) : null,
+            foreign ? query.currency! : null,
+          ),
+        ),
         query,
         totals.lines,
       );

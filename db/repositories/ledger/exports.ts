@@ -1,5 +1,6 @@
 import { selectBatch, selectRows, type Db, type Statement, type Tx } from '../../connection';
 import { entryConditions, type LedgerScope, type LineRow } from './journal';
+import type { StatementLineData } from './reports';
 
 // The reads of the ledger's exports: the journal's lines (listJournalEntries as CSV, XLSX or hledger) and one
 // account's lines (getAccountStatement as CSV or XLSX), in journal order (date, entry number, line), one batch
@@ -107,20 +108,6 @@ export function journalLinesAfter(tx: Tx, scope: LedgerScope, query: JournalExpo
   ]);
 }
 
-export interface StatementExportRow {
-  entry_id: string;
-  number: string;
-  entry_date: string;
-  description: string;
-  line_no: number;
-  memo: string | null;
-  subaccount_id: string | null;
-  debit: string;
-  credit: string;
-  /** The foreign amount, debit positive; null on a UZS line. */
-  currency_amount: string | null;
-  counter_accounts: string[] | null;
-}
 
 export interface StatementExportQuery {
   accountCode: string;
@@ -138,10 +125,10 @@ export interface StatementExportQuery {
  * Up to `limit` of the account's lines of the range after `after`, with the counter-accounts of each one's
  * entry (as statementPage has them). The running balance is the caller's: it carries it from batch to batch.
  */
-export function statementLinesAfter(tx: Tx, scope: LedgerScope, query: StatementExportQuery): Promise<StatementExportRow[]> {
+export function statementLinesAfter(tx: Tx, scope: LedgerScope, query: StatementExportQuery): Promise<StatementLineData[]> {
   const keyset = afterCondition(query.after, false);
   const currency = query.currency === undefined ? 'true' : query.currency === 'UZS' ? 'line.currency IS NULL' : 'line.currency = :currency';
-  return selectBatch<StatementExportRow>(tx, [
+  return selectBatch<StatementLineData>(tx, [
     ...BATCH_PLAN,
     {
       sql: `WITH batch AS (

@@ -47,7 +47,8 @@ export function turnoversBetween(
   );
 }
 
-export interface StatementLineRow {
+/** One line of an account statement, as a page and an export read it. */
+export interface StatementLineData {
   entry_id: string;
   number: string;
   entry_date: string;
@@ -57,11 +58,15 @@ export interface StatementLineRow {
   subaccount_id: string | null;
   debit: string;
   credit: string;
-  /** Debit minus credit of the range's lines up to and including this one. */
-  running: string;
+  /** The foreign amount, debit positive; null on a UZS line. */
   currency_amount: string | null;
-  running_foreign: string | null;
   counter_accounts: string[] | null;
+}
+
+/** A page's line, with the range's running sums up to and including it (debit minus credit). */
+export interface StatementLineRow extends StatementLineData {
+  running: string;
+  running_foreign: string | null;
 }
 
 export interface StatementQuery {
