@@ -22,7 +22,9 @@
 // have at once (the workspaces are registered eight at a time, all from this address; they would stop the load):
 //   RATE_LIMIT_MAGIC_LINK_PER_IP=1000000/3600 RATE_LIMIT_REGISTER_PER_IP=1000000/600 \
 //   RATE_LIMIT_LOGIN_PER_IP=1000000/300 RATE_LIMIT_EMAIL_CHALLENGE_PER_IP=1000000/600 \
-//   PASSWORD_HASH_PER_CLIENT=1000 npm start
+//   PASSWORD_HASH_PER_CLIENT=1000 CREDENTIAL_FAILURES_PER_IP_PER_DAY=1000000 \
+//   CREDENTIAL_FAILURES_PER_EMAIL_AND_IP=1000000 npm start
+// (section 6 sends hundreds of wrong logins a second: the day's 100 per address would be spent at once)
 //   npm run bench      (BENCH_SECONDS=8, BENCH_CONCURRENCY=32, BENCH_STEPS=10, BENCH_WORKFLOWS=200;
 //                       the event-loop lag is read from BENCH_METRICS_URL, default the API's METRICS_PORT)
 import { execFileSync } from 'node:child_process';
