@@ -3,7 +3,7 @@ import { recordLastLogin } from '../../db/repositories/organisation/users';
 import { withTenant } from '../../db/connection';
 import { tenantIdBySlug } from '../../db/repositories/organisation/workspaces';
 import { activeMembershipsOf, type ActiveMembership } from '../../db/repositories/organisation/principals';
-import { findIdentityByEmail, rehashPassword } from '../../db/repositories/identity/identities';
+import { findIdentityByEmail } from '../../db/repositories/identity/identities';
 import { recordAuditEvent } from '../../db/repositories/audit/events';
 import { normaliseEmail } from '../../core/email';
 import { AppError } from '../../core/problems';
@@ -72,7 +72,6 @@ export function createLogin(deps: LoginServiceDeps) {
     if (!passwordOk) await attempt.fail();
     else await attempt.succeed();
     if (!identity) throw new AppError('invalid-credentials');
-    if (passwordOk && deps.hasher.needsRehash(identity.passwordHash)) await upgradeHash(identity.id, identity.passwordHash, input.password, ctx);
 
     const memberships = await activeMembershipsOf(db, identity.id);
     const aimedAt = hostTenantId ? memberships.filter((m) => m.tenant_id === hostTenantId) : memberships;
@@ -103,22 +102,6 @@ export function createLogin(deps: LoginServiceDeps) {
       throw err;
     }
     return { kind: 'session', tokens: await openSession(identity.id, chosen, factor, ctx) };
-  }
-
-  /**
-   * A hash made otherwise than passwords are hashed now (scrypt from before Argon2id, or other Argon2id costs)
-   * is replaced by one of the password just checked. A busy hash gate leaves it for a later login: the login
-   * itself is not refused for it.
-   */
-  async function upgradeHash(identityId: string, previous: string, password: string, ctx: RequestContext): Promise<void> {
-    let next: string;
-    try {
-      next = await deps.hasher.hash(password, ctx.ipAddress);
-    } catch (err) {
-      if (err instanceof AppError) return;
-      throw err;
-    }
-    await rehashPassword(db, identityId, previous, next);
   }
 
   async function openSession(identityId: string, chosen: ActiveMembership, factor: FactorKind | null, ctx: RequestContext): Promise<TokenPair> {

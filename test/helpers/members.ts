@@ -3,7 +3,7 @@ import { createPasswordHasher } from '../../core/passwords';
 import type { TestStack } from './stack';
 import { api, PASSWORD, uniqueEmail } from './clients';
 
-const hasher = createPasswordHasher({ memoryKib: 4096, timeCost: 1 });
+const hasher = createPasswordHasher(12);
 
 export interface Member {
   email: string;
