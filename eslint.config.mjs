@@ -3,7 +3,7 @@ import tseslint from 'typescript-eslint';
 import globals from 'globals';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'test/.tmp/**', '*.js', '*.mjs', '*.cjs', '.*.cjs', 'test/helpers/*.js'] },
+  { ignores: ['dist/**', '.data/**', 'node_modules/**', 'coverage/**', 'test/.tmp/**', '*.js', '*.mjs', '*.cjs', '.*.cjs', 'test/helpers/*.js'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

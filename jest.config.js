@@ -28,5 +28,14 @@ module.exports = {
       transform,
       globalSetup: '<rootDir>/test/global-setup.ts',
     },
+    {
+      // The service as several processes behind nginx and PgBouncer (scripts/start-cluster.sh starts them):
+      // `npm test` runs it after the other projects, alone, so its load does not slow their timing.
+      displayName: 'cluster',
+      testEnvironment: 'node',
+      roots: ['<rootDir>/test/cluster'],
+      testMatch: ['**/*.test.ts'],
+      transform,
+    },
   ],
 };

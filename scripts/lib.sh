@@ -28,25 +28,24 @@ ensure_postgres() {
   fi
 }
 
-ensure_hledger() {
-  # The ledger tests compare our trial balance with an independent tool: Debian's hledger.
-  command -v hledger >/dev/null && return 0
-  say "installing hledger (Debian package) for the ledger cross-check"
+# ensure_debian_package COMMAND PACKAGE WHY: installs Debian's PACKAGE unless COMMAND is on the PATH.
+ensure_debian_package() {
+  local command="$1" package="$2" why="$3"
+  command -v "$command" >/dev/null && return 0
+  say "installing $package (Debian package) $why"
   local sudo=""
   [ "$(id -u)" -ne 0 ] && sudo="sudo -n"
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q hledger >/dev/null \
-    || { $sudo apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q hledger >/dev/null; }
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "$package" >/dev/null \
+    || { $sudo apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "$package" >/dev/null; }
 }
 
-ensure_chromium() {
-  # The web pages are tested in a real browser: Debian's Chromium, driven by playwright-core.
-  command -v chromium >/dev/null && return 0
-  say "installing Chromium (Debian package) for the browser tests"
-  local sudo=""
-  [ "$(id -u)" -ne 0 ] && sudo="sudo -n"
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends chromium >/dev/null \
-    || { $sudo apt-get update -q >/dev/null && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends chromium >/dev/null; }
-}
+# The ledger tests compare our trial balance with an independent tool: Debian's hledger.
+ensure_hledger() { ensure_debian_package hledger hledger "for the ledger cross-check"; }
+# The web pages are tested in a real browser: Debian's Chromium, driven by playwright-core.
+ensure_chromium() { ensure_debian_package chromium chromium "for the browser tests"; }
+# The several-process topology (scripts/start-cluster.sh): the proxy and the connection pooler.
+ensure_nginx() { PATH="$PATH:/usr/sbin" ensure_debian_package nginx nginx "for the proxy in front of the API processes"; }
+ensure_pgbouncer() { PATH="$PATH:/usr/sbin" ensure_debian_package pgbouncer pgbouncer "for connection pooling in front of PostgreSQL"; }
 
 temporal_healthy() { # address
   "$TEMPORAL_BIN" operator cluster health --address "$1" >/dev/null 2>&1
@@ -180,8 +179,8 @@ persistence:
   numHistoryShards: ${TEMPORAL_HISTORY_SHARDS:-4}
   datastores:
 YAML
-    store postgres-default "$db" 20
-    store postgres-visibility "$visibility" 4
+    store postgres-default "$db" "${TEMPORAL_DB_MAX_CONNS:-20}"
+    store postgres-visibility "$visibility" "${TEMPORAL_VISIBILITY_DB_MAX_CONNS:-4}"
     cat <<YAML
 global:
   membership:

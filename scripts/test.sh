@@ -10,6 +10,10 @@ TEMPORAL_BIN="$(bash scripts/temporal-cli.sh)"
 ensure_postgres
 ensure_hledger
 ensure_chromium
+# The cluster test (test/cluster) runs nginx, PgBouncer and the Temporal server on PostgreSQL; it is skipped,
+# saying so, only where nginx or PgBouncer cannot be installed.
+ensure_nginx || true
+ensure_pgbouncer || true
 
 say "contract types (contracts/openapi.ts is generated from api/openapi.yaml)"
 generated="$(mktemp -d)/openapi.ts"
@@ -48,5 +52,14 @@ fi
 stop_temporal() { [ -n "$TEMPORAL_PID" ] && kill -TERM "$TEMPORAL_PID" 2>/dev/null && wait "$TEMPORAL_PID" 2>/dev/null; true; }
 trap stop_temporal EXIT
 
-say "jest"
-NODE_ENV=test npx jest "$@"
+if [ "$#" -gt 0 ]; then
+  say "jest $*"
+  NODE_ENV=test npx jest "$@"
+  exit
+fi
+say "jest: unit and integration tests"
+NODE_ENV=test npx jest --selectProjects unit integration
+# Alone, after the others: its processes would otherwise compete with them for the two cores.
+say "jest: the cluster test (several processes behind nginx and PgBouncer, Temporal on PostgreSQL)"
+bash scripts/temporal-server.sh >/dev/null
+NODE_ENV=test npx jest --selectProjects cluster
