@@ -16,7 +16,9 @@
 //      the database, then closed through the API: minutes), each beside the trial balance of the same day;
 //   9. a year of that journal exported as CSV (and BENCH_EXPORT_FORMATS), lines/s and the API's memory.
 //   Sections 8 and 9 run first (the export's memory is measured on the API as it started).
-// BENCH_ONLY picks sections: reads,sql,posting,foreign,steps,hashing,revaluation,reports,exports (all by default;
+//  10. two API processes behind nginx beside one process alone: /healthz, /me, posting (one company and
+//      eight), on a cluster of its own (scripts/start-cluster.sh: own ports and databases, about a minute to start).
+// BENCH_ONLY picks sections: reads,sql,posting,foreign,steps,hashing,revaluation,reports,exports,cluster (all by default;
 // BENCH_REPORT_LINES sets the lines of sections 8 and 9).
 // Start the service with the request-rate limits raised, and the password hashes one client address may
 // have at once (the workspaces are registered eight at a time, all from this address; they would stop the load):
@@ -47,6 +49,7 @@ import { measureCompletions } from './workflow-completions';
 import { closeMonthly, measureReports } from './reports';
 import { apiPid, loadLines, measureExports } from './exports';
 import { signedMs, stepComparison } from './workflows';
+import { clusterScaling } from './cluster';
 
 const STEPS = Number(process.env.BENCH_STEPS ?? 10);
 const WORKFLOWS = Number(process.env.BENCH_WORKFLOWS ?? 200);
@@ -403,7 +406,7 @@ async function main(): Promise<void> {
   const bin = ensureWrk();
   console.log(`Benchmarks against ${BASE}, Node ${process.version}, ${new Date().toISOString()}`);
   const ws = await workspace();
-  const only = (process.env.BENCH_ONLY ?? 'reads,sql,posting,foreign,steps,hashing,revaluation,reports,exports').split(',');
+  const only = (process.env.BENCH_ONLY ?? 'reads,sql,posting,foreign,steps,hashing,revaluation,reports,exports,cluster').split(',');
   // Sections 8 and 9 run first, on the API as it started: an export's memory is then its own, not what the
   // other sections' load left in the process (password hashing's native memory, the heap of 32 connections).
   if (only.includes('reports') || only.includes('exports')) {
@@ -418,6 +421,7 @@ async function main(): Promise<void> {
   if (only.includes('steps')) await stepUps();
   if (only.includes('hashing')) await underHashing(bin, ws);
   if (only.includes('revaluation')) await revaluation();
+  if (only.includes('cluster')) await clusterScaling(bin);
 }
 
 main().catch((err) => {

@@ -3,7 +3,11 @@ import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import { loadConfig, databaseName } from '../core/config';
 
-export const BASE = process.env.BENCH_URL ?? 'http://localhost:3000';
+// Every benchmark sends its requests to BASE; the cluster benchmark points it at each process in turn.
+export let BASE = process.env.BENCH_URL ?? 'http://localhost:3000';
+export function useBase(url: string): void {
+  BASE = url;
+}
 export const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 export const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32);
 export const PASSWORD = 'benchmark password long enough';
