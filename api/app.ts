@@ -149,7 +149,7 @@ export function createApp(deps: AppDeps): Express {
   const metrics = deps.metrics ?? createApiMetrics(db);
   const hashGate = deps.hashGate ?? createHashGate({ concurrency: config.passwords.hashConcurrency, maxWaitMs: config.passwords.hashMaxWaitMs, perClient: config.passwords.hashPerClient });
   metrics.watchHashGate(hashGate);
-  const hasher = deps.hasher ?? createPasswordHasher(config.passwords.scryptLogN, hashGate);
+  const hasher = deps.hasher ?? createPasswordHasher({ memoryKib: config.passwords.argon2MemoryKib, timeCost: config.passwords.argon2TimeCost }, hashGate);
 
   const app = express();
   app.disable('x-powered-by');

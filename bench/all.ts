@@ -331,7 +331,7 @@ async function underHashing(bin: string, ws: Workspace): Promise<void> {
       target: '≥ 70%',
     },
     {
-      row: 'logins checked (scrypt 2^17) during that',
+      row: 'logins checked (Argon2id, 19 MiB, t=2) during that',
       measured: `${loginsPerSecond.toFixed(1)} logins/s; answers ${[...statuses].map(([s, n]) => `${s}×${n}`).join(', ')}`,
       floor: '',
       ratio: '',

@@ -1,7 +1,7 @@
 // Throughput and latency of the authentication paths over HTTP against a running API (`npm start`).
 //   npm run bench                 (BENCH_URL=http://localhost:3000, BENCH_SECONDS=10, BENCH_CONCURRENCY=32)
 // Prints one table row per scenario: requests/s, p50, p99, errors.
-import { createPasswordHasher } from '../core/passwords';
+import { OWASP_ARGON2ID, createPasswordHasher } from '../core/passwords';
 import { BASE, CONCURRENCY, PASSWORD, SECONDS, load, post, registerWorkspace, requireRunningApi, type Row } from './harness';
 
 async function main(): Promise<void> {
@@ -31,7 +31,7 @@ async function main(): Promise<void> {
   );
 
   rows.push(
-    await load('POST /api/v1/auth/login (one scrypt verify each)', 8, SECONDS, async () => async () => {
+    await load('POST /api/v1/auth/login (one Argon2id verify each)', 8, SECONDS, async () => async () => {
       const res = await post('/api/v1/auth/login', { email, password: PASSWORD });
       await res.arrayBuffer();
       return res.status === 200;
@@ -39,11 +39,10 @@ async function main(): Promise<void> {
   );
 
   // The password hash alone, in this process, at the production cost.
-  const logN = Number(process.env.PASSWORD_SCRYPT_LOG_N ?? 17);
-  const hasher = createPasswordHasher(logN);
+  const hasher = createPasswordHasher(OWASP_ARGON2ID);
   const stored = await hasher.hash(PASSWORD);
   rows.push(
-    await load(`scrypt verify, N=2^${logN} r=8 p=1 (in-process, libuv pool)`, 4, Math.min(SECONDS, 5), async () => async () => hasher.verify(PASSWORD, stored)),
+    await load(`Argon2id verify, m=${OWASP_ARGON2ID.memoryKib} KiB t=${OWASP_ARGON2ID.timeCost} p=1 (in-process, libuv pool)`, 4, Math.min(SECONDS, 5), async () => async () => hasher.verify(PASSWORD, stored)),
   );
 
   console.log(`\nAuthentication benchmark against ${BASE}, ${SECONDS}s per scenario, Node ${process.version}\n`);

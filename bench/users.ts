@@ -65,7 +65,7 @@ async function acceptLatencies(accessToken: string, slug: string): Promise<Row> 
   // The rate counts the invitation and the acceptance, not the wait for the mail.
   const seconds = (Date.now() - started - waited) / 1000;
   return {
-    scenario: 'POST /auth/membership-invitations/accept, new identity (scrypt + workflow accept-invitation-<id> + tokens), one at a time',
+    scenario: 'POST /auth/membership-invitations/accept, new identity (Argon2id + workflow accept-invitation-<id> + tokens), one at a time',
     concurrency: 1,
     requests: ACCEPTS,
     perSecond: Math.round(ACCEPTS / seconds),

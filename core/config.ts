@@ -72,7 +72,9 @@ export interface Config {
     perEmailPerHour: number;
   };
   passwords: {
-    scryptLogN: number;
+    /** Argon2id's memory (KiB) and passes for new password hashes (OWASP: 19 MiB, 2). */
+    argon2MemoryKib: number;
+    argon2TimeCost: number;
     /** Hashes that run at once (the rest queue): one core is left for requests and the database. */
     hashConcurrency: number;
     /** How long a hash may wait for its turn before the request is answered 503 with Retry-After. */
@@ -368,8 +370,9 @@ export function loadConfig(env: Env = process.env): Config {
       perEmailPerHour: int(env, 'PASSWORD_RESETS_PER_EMAIL_PER_HOUR', 20, 1, 1000),
     },
     passwords: {
-      // 2^17 with r=8 is OWASP's scrypt floor (128 MiB per hash); tests lower it to stay fast.
-      scryptLogN: int(env, 'PASSWORD_SCRYPT_LOG_N', 17, 10, 20),
+      // OWASP's Argon2id configuration m = 19 MiB, t = 2, p = 1; tests lower it to stay fast.
+      argon2MemoryKib: int(env, 'PASSWORD_ARGON2_MEMORY_KIB', 19 * 1024, 1024, 4 * 1024 * 1024),
+      argon2TimeCost: int(env, 'PASSWORD_ARGON2_TIME_COST', 2, 1, 10),
       hashConcurrency: int(env, 'PASSWORD_HASH_CONCURRENCY', Math.max(1, availableParallelism() - 1), 1, 256),
       hashMaxWaitMs: int(env, 'PASSWORD_HASH_MAX_WAIT_MS', 3000, 0, 60000),
       hashPerClient: int(env, 'PASSWORD_HASH_PER_CLIENT', 2, 1, 1000),

@@ -183,6 +183,22 @@ export async function readInTenant(db: Sequelize, tenantId: string, statements: 
 }
 
 /**
+ * Writes in several tenants in one round trip: each tenant's setting, then its statements, sent as one
+ * simple-protocol query, which PostgreSQL runs as one implicit transaction (committed when the batch ends,
+ * rolled back whole on an error). For writes that need no result, e.g. an audit event in each workspace.
+ */
+export async function writeInTenants(db: Sequelize, writes: Array<{ tenantId: string; statements: Statement[] }>): Promise<void> {
+  if (writes.length === 0) return;
+  const sql = writes
+    .flatMap(({ tenantId, statements }) => {
+      if (!UUID.test(tenantId)) throw new TypeError('tenant id is not a UUID');
+      return [`SELECT set_config('app.tenant_id', '${tenantId}', true)`, ...statements.map((statement) => inlineStatement(db, statement))];
+    })
+    .join(';\n');
+  await translatingStoreErrors(() => db.query(sql, { type: QueryTypes.RAW }));
+}
+
+/**
  * Statements of one transaction sent as one round trip (a simple-protocol batch), for writes whose SQL does
  * not depend on an earlier statement's result in the client. Returns the rows of all of them, in order (a
  * statement without RETURNING adds none). A failure rolls back with the transaction, as one statement would.

@@ -68,7 +68,7 @@ export function createApiMetrics(db: Sequelize): ApiMetrics {
   let hashGate: HashGate | null = null;
   new Gauge({
     name: 'password_hashes_running',
-    help: 'Password hashes (scrypt) running now; at most PASSWORD_HASH_CONCURRENCY',
+    help: 'Password hashes (Argon2id, or scrypt for a hash stored before it) running now; at most PASSWORD_HASH_CONCURRENCY',
     registers: [registry],
     collect() {
       this.set(hashGate?.running ?? 0);

@@ -1,10 +1,10 @@
 import type { Sequelize } from 'sequelize';
 import { recordLastLogin } from '../../db/repositories/organisation/users';
-import { withTenant } from '../../db/connection';
+import { withTenant, writeInTenants } from '../../db/connection';
 import { tenantIdBySlug } from '../../db/repositories/organisation/workspaces';
 import { activeMembershipsOf, type ActiveMembership } from '../../db/repositories/organisation/principals';
-import { findIdentityByEmail } from '../../db/repositories/identity/identities';
-import { recordAuditEvent } from '../../db/repositories/audit/events';
+import { findIdentityByEmail, rehashPassword } from '../../db/repositories/identity/identities';
+import { auditEventStatement, recordAuditEvent } from '../../db/repositories/audit/events';
 import { normaliseEmail } from '../../core/email';
 import { AppError } from '../../core/problems';
 import type { PasswordHasher } from '../../core/passwords';
@@ -35,22 +35,30 @@ export type LoginOutcome = SignInOutcome;
 export function createLogin(deps: LoginServiceDeps) {
   const { db, factors } = deps;
 
-  /** A failed login is recorded in the workspace it was aimed at (every workspace, on the central host). */
+  /**
+   * A failed login is recorded in the workspace it was aimed at (every workspace, on the central host): one
+   * round trip for all of them, sent beside the failure count of the credential guard, which an unknown
+   * email costs too, so the two refusals take as long.
+   */
   async function recordFailure(memberships: ActiveMembership[], reason: string, ctx: RequestContext): Promise<void> {
-    for (const m of memberships) {
-      await withTenant(db, m.tenant_id, (tx) =>
-        recordAuditEvent(tx, { tenantId: m.tenant_id }, {
-          action: 'auth.login.failed',
-          actorMembershipId: m.membership_id,
-          systemActor: false,
-          correlationId: ctx.correlationId,
-          subjectType: 'MEMBERSHIP',
-          subjectId: m.membership_id,
-          ipAddress: ctx.ipAddress,
-          details: reason,
-        }),
-      );
-    }
+    await writeInTenants(
+      db,
+      memberships.map((m) => ({
+        tenantId: m.tenant_id,
+        statements: [
+          auditEventStatement({ tenantId: m.tenant_id }, {
+            action: 'auth.login.failed',
+            actorMembershipId: m.membership_id,
+            systemActor: false,
+            correlationId: ctx.correlationId,
+            subjectType: 'MEMBERSHIP',
+            subjectId: m.membership_id,
+            ipAddress: ctx.ipAddress,
+            details: reason,
+          }).statement,
+        ],
+      })),
+    );
   }
 
   async function login(input: LoginInput, ctx: RequestContext): Promise<LoginOutcome> {
@@ -67,18 +75,21 @@ export function createLogin(deps: LoginServiceDeps) {
       if (!hostTenantId) throw new AppError('not-found', 'No workspace answers at this host');
     }
     const identity = await findIdentityByEmail(db, email);
-    // Unknown emails cost one hash too, so timing does not reveal which emails exist.
-    const passwordOk = await deps.hasher.verify(input.password, identity?.passwordHash ?? null, ctx.ipAddress);
-    if (!passwordOk) await attempt.fail();
-    else await attempt.succeed();
-    if (!identity) throw new AppError('invalid-credentials');
-
-    const memberships = await activeMembershipsOf(db, identity.id);
+    // Unknown emails cost one hash too, so timing does not reveal which emails exist; a known identity's
+    // memberships are read while the hash runs, so they add no time either.
+    const [passwordOk, memberships] = await Promise.all([
+      deps.hasher.verify(input.password, identity?.passwordHash ?? null, ctx.ipAddress),
+      identity ? activeMembershipsOf(db, identity.id) : Promise.resolve([]),
+    ]);
     const aimedAt = hostTenantId ? memberships.filter((m) => m.tenant_id === hostTenantId) : memberships;
     if (!passwordOk) {
-      await recordFailure(aimedAt, 'wrong password', ctx);
+      await Promise.all([attempt.fail(), recordFailure(aimedAt, 'wrong password', ctx)]);
       throw new AppError('invalid-credentials');
     }
+    await attempt.succeed();
+    if (!identity) throw new AppError('invalid-credentials');
+    if (deps.hasher.needsRehash(identity.passwordHash)) await upgradeHash(identity.id, identity.passwordHash, input.password, ctx);
+
     if (!hostTenantId && memberships.length > 1) {
       throw new AppError('tenant-host-required', 'This identity belongs to several workspaces; log in on the workspace host', {
         workspaceHosts: memberships.map((m) => `${m.slug}.${deps.baseDomain}`),
@@ -102,6 +113,22 @@ export function createLogin(deps: LoginServiceDeps) {
       throw err;
     }
     return { kind: 'session', tokens: await openSession(identity.id, chosen, factor, ctx) };
+  }
+
+  /**
+   * A hash made otherwise than passwords are hashed now (scrypt from before Argon2id, or other Argon2id costs)
+   * is replaced by one of the password just checked. A busy hash gate leaves it for a later login: the login
+   * itself is not refused for it.
+   */
+  async function upgradeHash(identityId: string, previous: string, password: string, ctx: RequestContext): Promise<void> {
+    let next: string;
+    try {
+      next = await deps.hasher.hash(password, ctx.ipAddress);
+    } catch (err) {
+      if (err instanceof AppError) return;
+      throw err;
+    }
+    await rehashPassword(db, identityId, previous, next);
   }
 
   async function openSession(identityId: string, chosen: ActiveMembership, factor: FactorKind | null, ctx: RequestContext): Promise<TokenPair> {

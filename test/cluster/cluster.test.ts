@@ -173,7 +173,8 @@ describeCluster('several processes behind nginx and PgBouncer (scripts/start-clu
         DATABASE_POOL_MAX: '6',
         BASE_DOMAIN,
         // A cheap password hash and no request limits: the test is about processes, not login cost.
-        PASSWORD_SCRYPT_LOG_N: '12',
+        PASSWORD_ARGON2_MEMORY_KIB: '4096',
+        PASSWORD_ARGON2_TIME_COST: '1',
         RATE_LIMIT_MAGIC_LINK_PER_IP: '1000000/1',
         RATE_LIMIT_REGISTER_PER_IP: '1000000/1',
         RATE_LIMIT_LOGIN_PER_IP: '1000000/1',

@@ -3,7 +3,7 @@ import { createPasswordHasher } from '../../core/passwords';
 import type { TestStack } from './stack';
 import { api, PASSWORD, uniqueEmail } from './clients';
 
-const hasher = createPasswordHasher(12);
+const hasher = createPasswordHasher({ memoryKib: 4096, timeCost: 1 });
 
 export interface Member {
   email: string;

@@ -67,7 +67,7 @@ export function adminUrlOf(config: Config): string {
 
 /** The configuration every test app uses: fast password hashing, silent logs, per-IP limits lifted. */
 export function loadTestConfig(overrides: Record<string, string> = {}): Config {
-  return loadConfig({ ...process.env, NODE_ENV: 'test', PASSWORD_SCRYPT_LOG_N: '12', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', ...PER_IP_UNLIMITED, ...overrides });
+  return loadConfig({ ...process.env, NODE_ENV: 'test', PASSWORD_ARGON2_MEMORY_KIB: '4096', PASSWORD_ARGON2_TIME_COST: '1', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', ...PER_IP_UNLIMITED, ...overrides });
 }
 
 /**

@@ -46,6 +46,15 @@ export async function updatePasswordHash(db: Db, identityId: string, passwordHas
 }
 
 /**
+ * The same password's hash made anew (a stronger or newer scheme), stored only while the stored one is still
+ * `previous`: a password changed meanwhile is left as it is. True when it was replaced.
+ */
+export async function rehashPassword(db: Db, identityId: string, previous: string, next: string): Promise<boolean> {
+  const [count] = await Identity.update({ passwordHash: next }, { where: { id: identityId, passwordHash: previous }, transaction: transactionOf(db) });
+  return count === 1;
+}
+
+/**
  * The identity a registration or an accepted invitation joins, decided in the caller's transaction from
  * what the request checked and stored: the existing identity whose password it verified, or a new one
  * created with the hash it stored.

@@ -90,11 +90,11 @@ describe('bounded password hashing', () => {
   });
 
   test('when thirty wrong logins arrive at once from one address, then that address holds at most its share and a real login from elsewhere is served', async () => {
-    // Unknown emails are checked against a dummy hash at the configured cost (2^16 here: a fraction of a
-    // second each), so thirty in line would take far longer than the two seconds a hash may wait.
+    // Unknown emails are checked against a dummy hash at the configured cost (64 MiB and four passes here: a
+    // fraction of a second each), so thirty in line would take far longer than the two seconds a hash may wait.
     const shared = createHashGate({ concurrency: 1, maxWaitMs: 2000, perClient: 2 });
-    const config = { ...stack.config, trustProxy: ['loopback'], passwords: { ...stack.config.passwords, scryptLogN: 16 } };
-    const app = anotherApp(stack, { config, hashGate: shared, hasher: createPasswordHasher(16, shared) });
+    const config = { ...stack.config, trustProxy: ['loopback'], passwords: { ...stack.config.passwords, argon2MemoryKib: 65536, argon2TimeCost: 4 } };
+    const app = anotherApp(stack, { config, hashGate: shared, hasher: createPasswordHasher({ memoryKib: 65536, timeCost: 4 }, shared) });
     const flood = Array.from({ length: 30 }, (_, i) =>
       request(app).post('/api/v1/auth/login').set('X-Forwarded-For', '198.51.100.200').send({ email: `nobody-${i}@example.com`, password: 'a wrong password here' }),
     );

@@ -2,10 +2,10 @@ import { startTestStack, type TestStack } from '../../helpers/stack';
 import { registerWorkspace, uniqueEmail } from '../../helpers/clients';
 import { login } from '../../helpers/second-factors';
 
-// A production-like hash cost (2^15 here, 2^17 in production) so the hash, not the test machine, dominates.
+// The production hash cost (Argon2id, 19 MiB, two passes) so the hash, not the test machine, dominates.
 let stack: TestStack;
 beforeAll(async () => {
-  stack = await startTestStack({ PASSWORD_SCRYPT_LOG_N: '15' });
+  stack = await startTestStack({ PASSWORD_ARGON2_MEMORY_KIB: String(19 * 1024), PASSWORD_ARGON2_TIME_COST: '2' });
 });
 afterAll(async () => {
   await stack.stop();

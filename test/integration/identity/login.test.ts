@@ -1,6 +1,7 @@
 import { QueryTypes } from 'sequelize';
 import { startTestStack, type TestStack } from '../../helpers/stack';
 import { api, bearer, registerWorkspace, uniqueEmail, type Registered } from '../../helpers/clients';
+import { legacyScryptHash } from '../../../core/passwords';
 
 let stack: TestStack;
 let alice: Registered;
@@ -99,6 +100,24 @@ describe('login: POST /api/v1/auth/login', () => {
     test('when no workspace answers at the host, then 404', async () => {
       await login({ email: alice.email, password: alice.password }, 'no-such-workspace-xyz.localhost').expect(404);
     });
+  });
+
+  test('a password stored with scrypt (before Argon2id) still logs in, and that login stores an Argon2id hash in its place; a wrong password changes nothing', async () => {
+    const user = await registerWorkspace(stack);
+    const storedHash = async () =>
+      (await stack.admin.query<{ password_hash: string }>('SELECT password_hash FROM identities WHERE email = :email', { replacements: { email: user.email }, type: QueryTypes.SELECT }))[0]!
+        .password_hash;
+    expect(await storedHash()).toMatch(/^\$argon2id\$v=19\$m=4096,t=1,p=1\$/);
+    const legacy = await legacyScryptHash(user.password, 12);
+    await stack.admin.query('UPDATE identities SET password_hash = :legacy WHERE email = :email', { replacements: { legacy, email: user.email } });
+    await login({ email: user.email, password: 'not the right password' }).expect(401);
+    expect(await storedHash()).toBe(legacy);
+    await login({ email: user.email, password: user.password }).expect(200);
+    const upgraded = await storedHash();
+    expect(upgraded).toMatch(/^\$argon2id\$v=19\$m=4096,t=1,p=1\$/);
+    await login({ email: user.email, password: user.password }).expect(200);
+    expect(await storedHash()).toBe(upgraded); // current already: not hashed again
+    await login({ email: user.email, password: 'not the right password' }).expect(401);
   });
 
   test('when the membership is suspended, then login answers 401', async () => {

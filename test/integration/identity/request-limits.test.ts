@@ -32,7 +32,7 @@ beforeAll(async () => {
   });
   own.use(stack.app);
   stack.app = own;
-  const real = createPasswordHasher(stack.config.passwords.scryptLogN);
+  const real = createPasswordHasher({ memoryKib: stack.config.passwords.argon2MemoryKib, timeCost: stack.config.passwords.argon2TimeCost });
   const counting: PasswordHasher = {
     ...real,
     hash: (password) => ((hashes += 1), real.hash(password)),
