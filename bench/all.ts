@@ -41,6 +41,7 @@ import { companyStatement } from '../db/repositories/organisation/companies';
 import { companyChartPageStatement } from '../db/repositories/accounting/chart-of-accounts';
 import { auditEventStatement } from '../db/repositories/audit/events';
 import { postJournalEntryStatement, postingContextStatement } from '../db/repositories/ledger/journal';
+import { subscribedStatement } from '../db/repositories/webhooks/events';
 import { BASE, CONCURRENCY, SECONDS, post, requireRunningApi } from './harness';
 import { ensureWrk, wrk, type WrkResult } from './http';
 import { POSTING_DATE, cbuRatesInForce, pgbenchPosting, storeCbuRates, workspace, wrkPosting, type Workspace } from './ledger';
@@ -97,13 +98,13 @@ async function reads(bin: string, ws: Workspace): Promise<void> {
   const list = await wrk(bin, `/api/v1/accounting-settings/${ws.legalEntityId}/accounts?size=50`, auth(ws.accessToken));
   rows.push(
     { row: 'GET /healthz (floor: Express, logging, no database)', measured: wrkRow(floor), floor: '', ratio: '100%', target: '' },
-    { row: 'GET /api/v1/me', measured: wrkRow(me), floor: `${Math.round(floor.perSecond)}`, ratio: pct(me.perSecond, floor.perSecond), target: '≥ 50%' },
+    { row: 'GET /api/v1/me', measured: wrkRow(me), floor: `${Math.round(floor.perSecond)}`, ratio: pct(me.perSecond, floor.perSecond), target: '≥ 70%' },
     {
       row: 'GET /accounting-settings/{id}/accounts?size=50',
       measured: wrkRow(list),
       floor: `${Math.round(floor.perSecond)}`,
       ratio: pct(list.perSecond, floor.perSecond),
-      target: '≥ 40%, p99 ≤ 60 ms',
+      target: '≥ 60%, p99 ≤ 60 ms',
     },
   );
   show(`1. Reads: wrk -t2 -c${CONCURRENCY} -d${SECONDS}s against ${BASE}`);
@@ -173,13 +174,18 @@ async function postingRequestSql(ws: Workspace): Promise<string[]> {
     id: entryId, entryDate: '2026-01-15', description: 'Benchmark sale', reference: null, requestId, requestHash: 'bench', reversalOf: null,
     total: '12.34', postedByMembershipId: principal.membershipId, correlationId: randomUUID(),
   };
+  // As the API sends them: four round trips (pgbench's backslash-semicolon joins statements into one message),
+  // the principal, the opening with the posting's checks and the webhook subscription, the audit event with
+  // the writes (the workspace has no webhook endpoint: no event statement), COMMIT.
   const script = [
     principal.sql,
-    'START TRANSACTION',
-    `SELECT set_config('app.tenant_id', '${ws.tenantId}', true)`,
-    inlineStatement(db, postingContextStatement(scope, { requestId, codes: ['5110', '9010'], subaccountIds: [], currencies: [], entryDate: '2026-01-15' })),
-    inlineStatement(db, audit.statement),
-    inlineStatement(db, postJournalEntryStatement(scope, entry, lines)),
+    [
+      'START TRANSACTION',
+      `SELECT set_config('app.tenant_id', '${ws.tenantId}', true)`,
+      inlineStatement(db, postingContextStatement(scope, { requestId, codes: ['5110', '9010'], subaccountIds: [], currencies: [], entryDate: '2026-01-15' })),
+      inlineStatement(db, subscribedStatement(scope, 'journal-entry.posted')),
+    ].join(' \\; '),
+    [inlineStatement(db, audit.statement), inlineStatement(db, postJournalEntryStatement(scope, entry, lines))].join(' \\; '),
     'COMMIT',
   ];
   await db.close();
@@ -197,8 +203,8 @@ async function posting(): Promise<void> {
   const whole = pgbench(await postingRequestSql(await workspace()), 'simple');
   rows.push(
     { row: 'POST /ledger/{id}/entries (2 lines, wrk), one company', measured: entriesRow(http1), floor: `pgbench ${Math.round(raw1.tps)}`, ratio: pct(http1.perSecond, raw1.tps), target: '≥ 60%, p99 ≤ 150 ms' },
-    { row: 'the same over 8 companies', measured: entriesRow(http8), floor: `pgbench ${Math.round(raw8.tps)}`, ratio: pct(http8.perSecond, raw8.tps), target: '' },
-    { row: "pgbench of the request's whole SQL (principal, checks, writes)", measured: `${Math.round(whole)} tx/s`, floor: `${Math.round(raw1.tps)}`, ratio: pct(whole, raw1.tps), target: '' },
+    { row: 'the same over 8 companies', measured: entriesRow(http8), floor: `pgbench ${Math.round(raw8.tps)}`, ratio: pct(http8.perSecond, raw8.tps), target: '≥ 50%' },
+    { row: "pgbench of the request's whole SQL (principal, checks, writes)", measured: `${Math.round(whole)} tx/s`, floor: `${Math.round(raw1.tps)}`, ratio: pct(whole, raw1.tps), target: '≥ 80%' },
     { row: 'the HTTP posting against that', measured: `${Math.round(http1.perSecond)} entries/s`, floor: `${Math.round(whole)}`, ratio: pct(http1.perSecond, whole), target: '' },
   );
   show(`3. Posting beside pgbench of the same writes (audit event, counter, entry, lines; app role, RLS), ${CONCURRENCY} clients`);
@@ -282,7 +288,7 @@ async function stepUps(): Promise<void> {
       measured: `${((completions.workflows / completions.done) * 1000).toFixed(1)} completions/s`,
       floor: `${Math.round((completions.workflows / completions.answered) * 1000)} requests/s`,
       ratio: '',
-      target: 'reported',
+      target: '≥ 50/s',
     },
   );
   show(`5. A workflow-backed step beside the same step without Temporal; workflow completions (Temporal at ${completions.address})`);
@@ -328,7 +334,7 @@ async function underHashing(bin: string, ws: Workspace): Promise<void> {
       measured: wrkRow(loaded),
       floor: `${Math.round(idle.perSecond)}`,
       ratio: pct(loaded.perSecond, idle.perSecond),
-      target: '≥ 70%',
+      target: '≥ 85%',
     },
     {
       row: 'logins checked (Argon2id, 19 MiB, t=2) during that',
@@ -337,7 +343,7 @@ async function underHashing(bin: string, ws: Workspace): Promise<void> {
       ratio: '',
       target: 'reported',
     },
-    { row: 'logins alone (no reads)', measured: `${aloneLoginsPerSecond.toFixed(1)} logins/s`, floor: '', ratio: '', target: 'reported' },
+    { row: 'logins alone (no reads)', measured: `${aloneLoginsPerSecond.toFixed(1)} logins/s`, floor: '', ratio: '', target: '≥ 25/s' },
     { row: 'event-loop lag p99 while only hashing', measured: `${aloneLag} ms`, floor: '', ratio: '', target: '< 20 ms' },
     { row: 'event-loop lag p99, reads idle → reads under hashing', measured: `${idleLag} ms → ${loadedLag} ms`, floor: '', ratio: '', target: '' },
   );

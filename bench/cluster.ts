@@ -51,7 +51,6 @@ export async function clusterScaling(bin: string): Promise<void> {
     runDir: path.resolve(__dirname, '..', '..', '.data', 'cluster-bench'),
     env: {
       NODE_ENV: 'development',
-      LOG_LEVEL: 'warn',
       PGBOUNCER_PORT: String(PORT - 1648),
       TEMPORAL_PORT: String(PORT - 847),
       TEMPORAL_DB_NAME: TEMPORAL_DATABASE,

@@ -104,10 +104,11 @@ export function pgbenchPosting(companies: Workspace[]) {
   const script = (ws: Workspace) =>
     [
       '\\set amount random(1, 10000000)',
-      'BEGIN;',
-      `SELECT set_config('app.tenant_id', '${ws.tenantId}', true);`,
-      `INSERT INTO audit_events (tenant_id, id, action, category, system_actor, correlation_id, subject_type, subject_id) VALUES ('${ws.tenantId}', gen_random_uuid(), 'ledger.entry.posted', 'LEDGER', false, gen_random_uuid(), 'JOURNAL_ENTRY', gen_random_uuid());`,
-      `WITH counter AS (INSERT INTO ledger_states AS s (tenant_id, legal_entity_id, next_entry_number) VALUES ('${ws.tenantId}', '${ws.legalEntityId}', 2) ON CONFLICT (tenant_id, legal_entity_id) DO UPDATE SET next_entry_number = s.next_entry_number + 1 RETURNING s.next_entry_number - 1 AS number, s.locked_through), ` +
+      // Batched as the API sends them (pgbench's backslash-semicolon joins statements into one message): the opening, the
+      // audit event with the posting, COMMIT.
+      `BEGIN \\; SELECT set_config('app.tenant_id', '${ws.tenantId}', true);`,
+      `INSERT INTO audit_events (tenant_id, id, action, category, system_actor, correlation_id, subject_type, subject_id) VALUES ('${ws.tenantId}', gen_random_uuid(), 'ledger.entry.posted', 'LEDGER', false, gen_random_uuid(), 'JOURNAL_ENTRY', gen_random_uuid()) \\; ` +
+        `WITH counter AS (INSERT INTO ledger_states AS s (tenant_id, legal_entity_id, next_entry_number) VALUES ('${ws.tenantId}', '${ws.legalEntityId}', 2) ON CONFLICT (tenant_id, legal_entity_id) DO UPDATE SET next_entry_number = s.next_entry_number + 1 RETURNING s.next_entry_number - 1 AS number, s.locked_through), ` +
         `entry AS (INSERT INTO journal_entries (tenant_id, id, legal_entity_id, number, entry_date, description, request_id, request_hash, total_debit, total_credit, line_count, correlation_id) SELECT '${ws.tenantId}', gen_random_uuid(), '${ws.legalEntityId}', counter.number, '2026-01-16', 'pgbench', gen_random_uuid(), 'pgbench', :amount / 100.0, :amount / 100.0, 2, gen_random_uuid() FROM counter WHERE counter.locked_through IS NULL OR counter.locked_through < '2026-01-16' RETURNING id, number) ` +
         `INSERT INTO journal_lines (tenant_id, entry_id, entry_number, line_no, legal_entity_id, entry_date, account_code, debit, credit) SELECT '${ws.tenantId}', entry.id, entry.number, l.n, '${ws.legalEntityId}', '2026-01-16', l.code, l.d, l.c FROM entry, (VALUES (1, '5110', :amount / 100.0, 0), (2, '9010', 0, :amount / 100.0)) AS l(n, code, d, c);`,
       'END;',

@@ -14,7 +14,7 @@ import {
   type LineRow,
 } from '../../db/repositories/ledger/journal';
 import { DuplicateRowError, LedgerRuleError } from '../../db/repositories/errors';
-import { journalEntryEventStatement, recordedStartsOf, type RecordedStart } from '../../db/repositories/webhooks/events';
+import { journalEntryEventStatement, recordedStartsOf, subscribedStatement, type RecordedStart } from '../../db/repositories/webhooks/events';
 import { AppError } from '../../core/problems';
 import { formatMinorUnits, numericToMinorUnits } from '../../core/money';
 import { applyStoredRates, checkPosting, currenciesToRate, prepareEntry, prepareReversal, type PreparedEntry } from '../../core/ledger';
@@ -119,7 +119,7 @@ export function createJournalEntries({ db, companies, webhookEvents }: { db: Seq
     let committed: { entry: JournalEntry; created: boolean; starts: RecordedStart[] };
     try {
       // The posting's checks travel with the transaction's opening (one round trip).
-      committed = await withTenant(db, scope.tenantId, async (tx, [context]) => {
+      committed = await withTenant(db, scope.tenantId, async (tx, [context, [subscription]]) => {
         const facts = postingContextOf(context!);
         if (checkPosting(facts, requested.lines, requested.reversalOf !== null).replayed) {
           return { entry: (await replayOf(tx, scope, requestId, requested.hash))!, created: false, starts: [] };
@@ -130,8 +130,9 @@ export function createJournalEntries({ db, companies, webhookEvents }: { db: Seq
         const id = randomUUID();
         // The audit event, the posting and its webhook event in one round trip, the audit event first: the
         // company's ledger row is held only from the posting statement to commit. The webhook event reads
-        // the entry the posting wrote (none when the cut-off refused it) and writes nothing when no endpoint
-        // of the workspace subscribes.
+        // the entry the posting wrote (none when the cut-off refused it); it is left out when no endpoint of
+        // the workspace subscribed at the transaction's start, which keeps it out of the row's hold too.
+        const subscribed = (subscription as { subscribed: boolean } | undefined)?.subscribed === true;
         const [posted, event] = await selectBatch<Record<string, unknown>>(tx, [
           callerEventStatement(principal, ctx, {
             action,
@@ -155,7 +156,7 @@ export function createJournalEntries({ db, companies, webhookEvents }: { db: Seq
             },
             prepared.lines,
           ),
-          journalEntryEventStatement(scope, { type: eventType, entryId: id }, webhookEvents.options),
+          ...(subscribed ? [journalEntryEventStatement(scope, { type: eventType, entryId: id }, webhookEvents.options)] : []),
         ]);
         const { number, lockedThrough, postedAt } = postedEntryOf(posted!);
         if (!postedAt) {
@@ -189,8 +190,8 @@ export function createJournalEntries({ db, companies, webhookEvents }: { db: Seq
           postedByMembershipId: principal.membershipId,
           correlationId: ctx.correlationId,
         };
-        return { entry, created: true, starts: recordedStartsOf(event!) };
-      }, [contextStatement(scope, requestId, requested)]);
+        return { entry, created: true, starts: event ? recordedStartsOf(event) : [] };
+      }, [contextStatement(scope, requestId, requested), subscribedStatement(scope, eventType)]);
     } catch (err) {
       if (err instanceof DuplicateRowError) {
         // A concurrent request won: the same requestId (answer with its entry) or the same reversal target.

@@ -39,6 +39,21 @@ export interface RecordedStart {
 
 type Target = { subscribersOf: WebhookEventType } | { endpointId: string };
 
+/** An endpoint of the workspace that takes deliveries. */
+const LIVE_ENDPOINT = 'tenant_id = :tenantId AND deleted_at IS NULL AND enabled';
+
+/**
+ * Whether a live endpoint of the workspace subscribes to `type` (one row, `subscribed`): read at a
+ * transaction's start, it lets a writer leave the event statement out when nobody would receive it. The
+ * event's subscribers are then those of the transaction's first statement.
+ */
+export function subscribedStatement(scope: { tenantId: string }, type: WebhookEventType): Statement {
+  return {
+    sql: `SELECT EXISTS (SELECT 1 FROM webhook_endpoints WHERE ${LIVE_ENDPOINT} AND :type = ANY(event_types)) AS subscribed`,
+    replacements: { tenantId: scope.tenantId, type },
+  };
+}
+
 /**
  * The INSERT chain of one event: `source` is a SELECT of at most one row with a jsonb column `data` (no
  * row: no event). Its one result row holds the starts it recorded (read it with recordedStartsOf).
@@ -48,7 +63,7 @@ function eventChain(scope: { tenantId: string }, type: WebhookEventType, target:
   return {
     sql: `WITH endpoints AS (
        SELECT id FROM webhook_endpoints
-        WHERE tenant_id = :tenantId AND deleted_at IS NULL AND enabled AND ${'endpointId' in target ? 'id = :endpointId' : ':type = ANY(event_types)'}
+        WHERE ${LIVE_ENDPOINT} AND ${'endpointId' in target ? 'id = :endpointId' : ':type = ANY(event_types)'}
      ), source AS (
        ${source.sql}
      ), event AS (
