@@ -14,6 +14,20 @@ export function recordCallerEvent(tx: Tx, principal: Principal, ctx: RequestCont
   return recordAuditEvent(tx, { tenantId: principal.tenantId }, callerRecord(principal, ctx, event));
 }
 
+/**
+ * An event a person caused as one of their memberships without holding its session (a failed login, a
+ * password reset): the membership is both actor and subject.
+ */
+export function ownMembershipRecord(
+  membership: { membership_id: string },
+  ctx: RequestContext,
+  action: AuditAction,
+  details: string,
+): AuditRecord {
+  const id = membership.membership_id;
+  return { actorMembershipId: id, systemActor: false, correlationId: ctx.correlationId, subjectType: 'MEMBERSHIP', subjectId: id, ipAddress: ctx.ipAddress, action, details };
+}
+
 /** The same event as a statement, to send in one batch with the change it records. */
 export function callerEventStatement(principal: Principal, ctx: RequestContext, event: CallerEvent): Statement {
   return auditEventStatement({ tenantId: principal.tenantId }, callerRecord(principal, ctx, event)).statement;

@@ -9,6 +9,7 @@ import { normaliseEmail } from '../../core/email';
 import { AppError } from '../../core/problems';
 import type { PasswordHasher } from '../../core/passwords';
 import type { RequestContext } from '../http/context';
+import { ownMembershipRecord } from '../audit/caller-events';
 import type { CredentialGuard, RequestLimits } from '../http/request-limits';
 import type { Schemas } from '../http/operation-handler';
 import { assertPasswordWithinBytes } from './password-rules';
@@ -45,18 +46,7 @@ export function createLogin(deps: LoginServiceDeps) {
       db,
       memberships.map((m) => ({
         tenantId: m.tenant_id,
-        statements: [
-          auditEventStatement({ tenantId: m.tenant_id }, {
-            action: 'auth.login.failed',
-            actorMembershipId: m.membership_id,
-            systemActor: false,
-            correlationId: ctx.correlationId,
-            subjectType: 'MEMBERSHIP',
-            subjectId: m.membership_id,
-            ipAddress: ctx.ipAddress,
-            details: reason,
-          }).statement,
-        ],
+        statements: [auditEventStatement({ tenantId: m.tenant_id }, ownMembershipRecord(m, ctx, 'auth.login.failed', reason)).statement],
       })),
     );
   }

@@ -15,6 +15,7 @@ import { requestPasswordResetWorkflowId } from '../../contracts/workflow-ids';
 import type { WorkflowClient } from '../workflow-client';
 import type { CredentialGuard, RequestLimits } from '../http/request-limits';
 import type { RequestContext } from '../http/context';
+import { ownMembershipRecord } from '../audit/caller-events';
 import type { Schemas } from '../http/operation-handler';
 import { assertNewPassword } from './password-rules';
 import { channelOf, factorOf, type EmailChallengeResponse, type SecondFactorService } from './second-factors';
@@ -92,16 +93,12 @@ export function createPasswordReset(deps: PasswordResetDeps) {
       // Audited in each of the person's workspaces, in the same commit.
       for (const m of await activeMembershipsOf(tx, identity.id)) {
         await setTenant(tx, m.tenant_id);
-        await recordAuditEvent(tx, { tenantId: m.tenant_id }, {
-          action: 'auth.password.reset',
-          actorMembershipId: m.membership_id,
-          systemActor: false,
-          correlationId: ctx.correlationId,
-          subjectType: 'MEMBERSHIP',
-          subjectId: m.membership_id,
-          ipAddress: ctx.ipAddress,
-          details: `by an emailed link${factor ? ` and ${factor}` : ''}; ${ended.filter((s) => s.tenant_id === m.tenant_id).length} session(s) ended`,
-        });
+        const sessionsEnded = ended.filter((s) => s.tenant_id === m.tenant_id).length;
+        await recordAuditEvent(
+          tx,
+          { tenantId: m.tenant_id },
+          ownMembershipRecord(m, ctx, 'auth.password.reset', `by an emailed link${factor ? ` and ${factor}` : ''}; ${sessionsEnded} session(s) ended`),
+        );
       }
     });
     await attempt.succeed();
