@@ -14,6 +14,14 @@ ensure_node_modules() {
   fi
 }
 
+# What every start and test command needs first: npm packages, the pinned Temporal CLI (in TEMPORAL_BIN) and
+# PostgreSQL.
+ensure_basics() {
+  ensure_node_modules
+  TEMPORAL_BIN="$(bash "$ROOT/scripts/temporal-cli.sh")"
+  ensure_postgres
+}
+
 ensure_postgres() {
   # Only the local default server is ours to start; a given DATABASE_URL is someone else's.
   if [ -n "${DATABASE_URL:-}" ]; then return 0; fi

@@ -18,9 +18,7 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 cd "$ROOT"
 
-ensure_node_modules
-TEMPORAL_BIN="$(bash scripts/temporal-cli.sh)"
-ensure_postgres
+ensure_basics
 ensure_nginx
 ensure_pgbouncer
 PATH="$PATH:/usr/sbin"
@@ -79,11 +77,12 @@ start_temporal_postgres "$TEMPORAL_PORT" "$run/temporal.log"
 [ -n "$TEMPORAL_PID" ] && pids+=("$TEMPORAL_PID")
 
 # PgBouncer: the application role's name and password come from the URL the processes would use directly.
-read -r app_user app_password direct_url < <(node -e '
+mapfile -t app_role < <(node -e '
   const { loadConfig } = require("./dist/core/config");
   const url = new URL(loadConfig().database.url);
-  console.log(decodeURIComponent(url.username), decodeURIComponent(url.password) || "-", url.href);
+  console.log([decodeURIComponent(url.username), decodeURIComponent(url.password), url.href].join("\n"));
 ')
+app_user="${app_role[0]}" app_password="${app_role[1]}" direct_url="${app_role[2]}"
 pooled_url="$(node -e 'const u = new URL(process.argv[1]); u.host = `127.0.0.1:${process.argv[2]}`; console.log(u.href)' "$direct_url" "$pgbouncer_port")"
 pg_address="$(node -e 'const u = new URL(process.argv[1]); console.log(u.hostname, u.port || 5432)' "$direct_url")"
 pgbouncer_dir="$run/pgbouncer"

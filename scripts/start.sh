@@ -7,9 +7,7 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 cd "$ROOT"
 
-ensure_node_modules
-TEMPORAL_BIN="$(bash scripts/temporal-cli.sh)"
-ensure_postgres
+ensure_basics
 
 # The development keys and the readable mail outbox are opt-in; this script is the development start.
 export NODE_ENV="${NODE_ENV:-development}"

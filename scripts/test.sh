@@ -5,9 +5,7 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 cd "$ROOT"
 
-ensure_node_modules
-TEMPORAL_BIN="$(bash scripts/temporal-cli.sh)"
-ensure_postgres
+ensure_basics
 ensure_hledger
 ensure_chromium
 # The cluster test (test/cluster) runs nginx, PgBouncer and the Temporal server on PostgreSQL; it is skipped,
