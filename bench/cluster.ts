@@ -6,26 +6,12 @@
 // and wrk share the same cores, so it says what a second process adds here, not on a second machine.
 //   npm run bench:cluster   (BENCH_SECONDS, BENCH_CONCURRENCY as for npm run bench)
 import path from 'node:path';
-import { Client } from 'pg';
 import { startCluster } from '../tools/cluster';
 import { CONCURRENCY, SECONDS, useBase } from './harness';
 import { ensureWrk, wrk, type WrkResult } from './http';
 import { workspace, wrkPosting, type Workspace } from './ledger';
 
 const PORT = Number(process.env.BENCH_CLUSTER_PORT ?? 18180);
-const DATABASE = 'accounting_cluster_bench';
-const TEMPORAL_DATABASE = 'temporal_cluster_bench';
-const ADMIN_URL = process.env.DATABASE_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
-
-async function dropDatabases(): Promise<void> {
-  const admin = new Client({ connectionString: ADMIN_URL });
-  await admin.connect();
-  try {
-    for (const name of [DATABASE, TEMPORAL_DATABASE, `${TEMPORAL_DATABASE}_visibility`]) await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-  } finally {
-    await admin.end();
-  }
-}
 
 interface Measured {
   healthz: WrkResult;
@@ -45,16 +31,14 @@ async function measure(bin: string, one: Workspace, eight: Workspace[]): Promise
 const cell = (r: WrkResult) => `${Math.round(r.perSecond)}/s, p99 ${r.p99} ms${r.errors ? `, ${r.errors} errors` : ''}`;
 
 export async function clusterScaling(bin: string): Promise<void> {
-  await dropDatabases();
   const cluster = await startCluster({
     port: PORT,
     runDir: path.resolve(__dirname, '..', '..', '.data', 'cluster-bench'),
+    databases: { app: 'accounting_cluster_bench', temporal: 'temporal_cluster_bench' },
     env: {
       NODE_ENV: 'development',
       PGBOUNCER_PORT: String(PORT - 1648),
       TEMPORAL_PORT: String(PORT - 847),
-      TEMPORAL_DB_NAME: TEMPORAL_DATABASE,
-      DATABASE_NAME: DATABASE,
       RATE_LIMIT_MAGIC_LINK_PER_IP: '1000000/1',
       RATE_LIMIT_REGISTER_PER_IP: '1000000/1',
       RATE_LIMIT_LOGIN_PER_IP: '1000000/1',
@@ -86,7 +70,6 @@ export async function clusterScaling(bin: string): Promise<void> {
     ]);
   } finally {
     await cluster.stop();
-    await dropDatabases();
   }
 }
 

@@ -1,6 +1,8 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
+import { loadConfig } from '../core/config';
+import { dropDatabase } from '../db/setup';
 
 // scripts/start-cluster.sh as a child process, for the cluster test and the cluster benchmark: started in a
 // process group of its own, ready when the script says so, stopped with the whole group.
@@ -13,6 +15,8 @@ export interface ClusterOptions {
   port: number;
   /** Where the script keeps process ids and logs. */
   runDir: string;
+  /** The cluster's own databases, dropped before it starts and after it stops: ours, and Temporal's (two). */
+  databases: { app: string; temporal: string };
   /** The environment of the script (and so of every process), on top of this process's. */
   env: Record<string, string>;
   /** How long to wait for the script to say it is ready. */
@@ -27,16 +31,30 @@ export interface Cluster {
   stop(): Promise<void>;
 }
 
+/** The cluster's databases dropped (with their connections), through the superuser of the default configuration. */
+async function dropDatabases({ app, temporal }: ClusterOptions['databases']): Promise<void> {
+  const config = loadConfig({ ...process.env, NODE_ENV: 'development' });
+  for (const name of [app, temporal, `${temporal}_visibility`]) await dropDatabase(config, name);
+}
+
 export async function startCluster(options: ClusterOptions): Promise<Cluster> {
-  const { runDir } = options;
+  const { runDir, databases } = options;
   if (!ROOT) throw new Error('scripts/start-cluster.sh not found above tools/');
   rmSync(runDir, { recursive: true, force: true });
+  await dropDatabases(databases);
   let output = '';
   const child = spawn('bash', [path.join(ROOT, 'scripts', 'start-cluster.sh')], {
     cwd: ROOT,
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, CLUSTER_PORT: String(options.port), CLUSTER_RUN_DIR: runDir, ...options.env },
+    env: {
+      ...process.env,
+      CLUSTER_PORT: String(options.port),
+      CLUSTER_RUN_DIR: runDir,
+      DATABASE_NAME: databases.app,
+      TEMPORAL_DB_NAME: databases.temporal,
+      ...options.env,
+    },
   });
   child.stdout.on('data', (c: Buffer) => (output = (output + c.toString()).slice(-8000)));
   child.stderr.on('data', (c: Buffer) => (output = (output + c.toString()).slice(-8000)));
@@ -47,12 +65,14 @@ export async function startCluster(options: ClusterOptions): Promise<Cluster> {
     return existsSync(file) ? `--- ${name} ---\n${readFileSync(file, 'utf8').split('\n').slice(-lines).join('\n')}` : '';
   };
   const stop = async () => {
-    if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
-    process.kill(-child.pid, 'SIGTERM');
-    let timer: NodeJS.Timeout | undefined;
-    const stopped = await Promise.race([exited.then(() => true), new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), 30_000)))]);
-    clearTimeout(timer);
-    if (!stopped) process.kill(-child.pid, 'SIGKILL');
+    if (child.exitCode === null && child.signalCode === null && child.pid !== undefined) {
+      process.kill(-child.pid, 'SIGTERM');
+      let timer: NodeJS.Timeout | undefined;
+      const stopped = await Promise.race([exited.then(() => true), new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), 30_000)))]);
+      clearTimeout(timer);
+      if (!stopped) process.kill(-child.pid, 'SIGKILL');
+    }
+    await dropDatabases(databases);
   };
 
   const deadline = Date.now() + (options.readyTimeoutMs ?? 420_000);

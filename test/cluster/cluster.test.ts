@@ -81,17 +81,10 @@ function send(method: string, host: string, url: string, options: { body?: unkno
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let cluster: Cluster | null = null;
-let admin: PgClient;
 
 function running(): Cluster {
   if (!cluster) throw new Error('the cluster did not start');
   return cluster;
-}
-
-async function dropDatabases(): Promise<void> {
-  for (const name of [DATABASE, TEMPORAL_DATABASE, `${TEMPORAL_DATABASE}_visibility`]) {
-    await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
-  }
 }
 
 interface Workspace {
@@ -155,21 +148,17 @@ async function postUntilAcknowledged(ws: Workspace, entryDate: string, amount: s
 
 describeCluster('several processes behind nginx and PgBouncer (scripts/start-cluster.sh)', () => {
   beforeAll(async () => {
-    admin = new PgClient({ connectionString: ADMIN_URL });
-    await admin.connect();
-    await dropDatabases();
     cluster = await startCluster({
       port: PORT,
       runDir: RUN_DIR,
+      databases: { app: DATABASE, temporal: TEMPORAL_DATABASE },
       env: {
         NODE_ENV: 'development',
         PGBOUNCER_PORT: '16432',
         PGBOUNCER_POOL_SIZE: '8',
         TEMPORAL_PORT: '17233',
-        TEMPORAL_DB_NAME: TEMPORAL_DATABASE,
         TEMPORAL_DB_MAX_CONNS: '8',
         TEMPORAL_VISIBILITY_DB_MAX_CONNS: '2',
-        DATABASE_NAME: DATABASE,
         DATABASE_POOL_MAX: '6',
         BASE_DOMAIN,
         // A cheap password hash and no request limits: the test is about processes, not login cost.
@@ -188,10 +177,6 @@ describeCluster('several processes behind nginx and PgBouncer (scripts/start-clu
   afterAll(async () => {
     await cluster?.stop();
     agent.destroy();
-    if (admin) {
-      await dropDatabases().catch(() => undefined);
-      await admin.end();
-    }
   }, 60_000);
 
   it('routes the central, workspace and callback hosts, and answers its own refusals as problem documents', async () => {
