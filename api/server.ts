@@ -1,8 +1,8 @@
 import type { Server } from 'node:http';
 import type { Express } from 'express';
 import { Client, Connection } from '@temporalio/client';
-import { loadConfig, type Config } from '../core/config';
-import { createLogger, type Logger } from '../core/logger';
+import { loadConfig, type Config } from '../runtime/config';
+import { createLogger, type Logger } from '../runtime/logger';
 import { createMailer } from '../adapters/mail';
 import { storeOutboxMessage } from '../db/repositories/mail/outbox';
 import { openDatabase } from '../db/open';

@@ -7,7 +7,7 @@ import {
 } from '@temporalio/client';
 import { ApplicationFailure, type UpdateDefinition, type Workflow } from '@temporalio/common';
 import type { Sequelize } from 'sequelize';
-import { AppError } from '../core/problems';
+import { AppError } from '../core/shared/problems';
 import { FailureType } from '../contracts/failures';
 import type { IdReusePolicy, StartOutcome } from '../contracts/workflow-starts';
 import { enqueueWorkflowStart, settleWorkflowStarts, type StartFilter } from '../db/repositories/workflows/starts';

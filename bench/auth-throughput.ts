@@ -1,7 +1,7 @@
 // Throughput and latency of the authentication paths over HTTP against a running API (`npm start`).
 //   npm run bench                 (BENCH_URL=http://localhost:3000, BENCH_SECONDS=10, BENCH_CONCURRENCY=32)
 // Prints one table row per scenario: requests/s, p50, p99, errors.
-import { OWASP_ARGON2ID, createPasswordHasher } from '../core/passwords';
+import { OWASP_ARGON2ID, createPasswordHasher } from '../core/identity/passwords';
 import { BASE, CONCURRENCY, PASSWORD, SECONDS, load, post, registerWorkspace, requireRunningApi, type Row } from './harness';
 
 async function main(): Promise<void> {

@@ -7,7 +7,7 @@
 // kernel lets this process reset it). The API process is the one listening on BENCH_URL's port (or BENCH_API_PID).
 import { readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { QueryTypes } from 'sequelize';
-import { loadConfig } from '../core/config';
+import { loadConfig } from '../runtime/config';
 import { createSequelize } from '../db/connection';
 import { BASE, requireRunningApi } from './harness';
 import { workspace, type Workspace } from './ledger';

@@ -1,7 +1,7 @@
 // Shared by the benchmarks: a load generator, percentiles and a workspace to run against.
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
-import { loadConfig, databaseName } from '../core/config';
+import { loadConfig, databaseName } from '../runtime/config';
 
 // Every benchmark sends its requests to BASE; the cluster benchmark points it at each process in turn.
 export let BASE = process.env.BENCH_URL ?? 'http://localhost:3000';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { QueryTypes } from 'sequelize';
-import { loadConfig } from '../core/config';
+import { loadConfig } from '../runtime/config';
 import { createSequelize } from '../db/connection';
 import { cbuRatesOn } from '../db/repositories/rates/rates';
 import { BASE, CONCURRENCY, SECONDS, post, registerWorkspace, requireRunningApi } from './harness';
@@ -38,7 +38,7 @@ export async function workspace(): Promise<Workspace> {
 
 /**
  * A foreign first line for wrkPosting: its account and currency, and amounts with their UZS conversions at
- * the stored CBU rate (worked out beforehand with core/currency.ts, as the API checks them; Lua's floats
+ * the stored CBU rate (worked out beforehand with core/ledger/currency.ts, as the API checks them; Lua's floats
  * would round some of them differently).
  */
 export interface ForeignDebit {

@@ -6,7 +6,7 @@
 // HTTP and timed from the request to COMPLETED, beside a trial balance over the same lines (the floor: the
 // same sums, without the entry).
 import { QueryTypes } from 'sequelize';
-import { loadConfig } from '../core/config';
+import { loadConfig } from '../runtime/config';
 import { createSequelize } from '../db/connection';
 import { BASE, post, requireRunningApi } from './harness';
 import { storeCbuRates, timeTrialBalance, workspace, type Workspace } from './ledger';

@@ -6,7 +6,7 @@
 //   npm run bench:workflow-completions   (BENCH_WORKFLOWS=300, BENCH_CONCURRENCY=16)
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
-import { loadConfig } from '../core/config';
+import { loadConfig } from '../runtime/config';
 import { temporalConnectionOptions } from '../adapters/temporal/connection';
 import { REQUEST_MAGIC_LINK_WORKFLOW } from '../contracts/identity';
 import { BASE, post, requireRunningApi } from './harness';

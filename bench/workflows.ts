@@ -16,8 +16,8 @@
 //   BENCH_SECTIONS=magic-links,challenges,steps)
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
-import { loadConfig } from '../core/config';
-import { timeStep, totpAt } from '../core/totp';
+import { loadConfig } from '../runtime/config';
+import { timeStep, totpAt } from '../core/identity/totp';
 import { temporalConnectionOptions } from '../adapters/temporal/connection';
 import { EMAIL_CHALLENGE_WORKFLOW, REQUEST_MAGIC_LINK_WORKFLOW } from '../contracts/identity';
 import { BASE, PASSWORD, adminClient, percentile, post, registerWorkspace, requireRunningApi } from './harness';

@@ -1,7 +1,7 @@
 // The notifications' contracts: sendNotificationWorkflow (workflow send-notification-<tenantId>-<requestId>,
 // started by sendNotification), the push fan-out of one message, and its activities. Inputs carry ids only:
 // device tokens, titles and bodies are read by the activities, never kept in workflow history.
-import type { DeliveryState, MessageState } from '../core/push';
+import type { DeliveryState, MessageState } from '../core/notifications/push';
 
 export const SEND_NOTIFICATION_WORKFLOW = 'sendNotificationWorkflow';
 

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import YAML from 'yaml';
-import { isRoleCode, type RoleCode } from '../core/roles';
+import { isRoleCode, type RoleCode } from '../core/organisation/roles';
 import type { operations } from './openapi';
 
 // The operation catalogue, read from the OpenAPI document: what the API mounts (method, path, whether a

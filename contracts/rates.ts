@@ -1,7 +1,7 @@
 // The rate refresh's contracts: refreshRatesWorkflow, which the `rates-refresh` Schedule runs (and refreshRates,
 // POST /rates/refresh, through the same Schedule), and its activities. Rates travel as decimal strings, never
 // floats.
-import type { RateSourceCode, SourcedRate } from '../core/rates';
+import type { RateSourceCode, SourcedRate } from '../core/rates/rates';
 
 export const REFRESH_RATES_WORKFLOW = 'refreshRatesWorkflow';
 

@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { createOperationIndex, loadOpenApiDocument } from '../contracts/operations';
-import { loadConfig, databaseName, type Config } from '../core/config';
+import { loadConfig, databaseName, type Config } from '../runtime/config';
 import { createSequelize } from './connection';
 import { createMigrator, quoteIdent, type MigrationRoles } from './migrate';
 

@@ -78,7 +78,7 @@ start_temporal_postgres "$TEMPORAL_PORT" "$run/temporal.log"
 
 # PgBouncer: the application role's name and password come from the URL the processes would use directly.
 mapfile -t app_role < <(node -e '
-  const { loadConfig } = require("./dist/core/config");
+  const { loadConfig } = require("./dist/runtime/config");
   const url = new URL(loadConfig().database.url);
   console.log([decodeURIComponent(url.username), decodeURIComponent(url.password), url.href].join("\n"));
 ')

@@ -25,7 +25,7 @@ npx tsc --noEmit
 say "lint"
 npx eslint --max-warnings 0 .
 say "import rules (dependency-cruiser)"
-npx depcruise --config .dependency-cruiser.cjs api workflows activities worker db core contracts adapters tools bench test
+npx depcruise --config .dependency-cruiser.cjs api workflows activities worker db core runtime contracts adapters tools bench test
 say "unused files, exports and dependencies (knip)"
 npx knip
 

@@ -1,11 +1,11 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
-import { loadConfig, databaseName } from '../core/config';
+import { loadConfig, databaseName } from '../runtime/config';
 import { dropDatabase, setupDatabase } from '../db/setup';
 import { ensureSearchAttributes } from '../worker/search-attributes';
 import { temporalConnectionOptions } from '../adapters/temporal/connection';
-import { createLogger } from '../core/logger';
+import { createLogger } from '../runtime/logger';
 
 export const BUNDLE_PATH = path.join(__dirname, '.tmp', 'workflow-bundle.js');
 

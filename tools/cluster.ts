@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { loadConfig } from '../core/config';
+import { loadConfig } from '../runtime/config';
 import { dropDatabase } from '../db/setup';
 
 // scripts/start-cluster.sh as a child process, for the cluster test and the cluster benchmark: started in a

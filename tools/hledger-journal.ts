@@ -1,9 +1,9 @@
 // Exports a company's ledger as an hledger journal, so an independent tool can recompute its balances:
 //   ACCESS_TOKEN=... node dist/tools/hledger-journal.js http://localhost:3000 <legalEntityId> > ledger.journal
-// It reads the JSON pages of listJournalEntries and writes them with core/hledger.ts, the formatter the API's
-// own journal export uses (GET .../entries with Accept: text/plain). core/hledger.ts explains the format and
+// It reads the JSON pages of listJournalEntries and writes them with core/ledger/hledger.ts, the formatter the API's
+// own journal export uses (GET .../entries with Accept: text/plain). core/ledger/hledger.ts explains the format and
 // the hledger reports to run on it.
-import { toHledgerJournal, type ExportedEntry } from '../core/hledger';
+import { toHledgerJournal, type ExportedEntry } from '../core/ledger/hledger';
 
 // The formatter stays importable from here: the cross-checks format JSON entries with it.
 export { toHledgerJournal, type ExportedEntry };

@@ -1,6 +1,6 @@
 // Prints the current authenticator code for a base32 secret, as an authenticator app would show it.
 // For trying the second-factor walkthrough without a phone: node dist/tools/totp-code.js <secret> [stepOffset]
-import { timeStep, totpAt } from '../core/totp';
+import { timeStep, totpAt } from '../core/identity/totp';
 
 const [secret, offset = '0'] = process.argv.slice(2);
 if (!secret || !/^[A-Za-z2-7]+=*$/.test(secret) || !/^-?[0-9]+$/.test(offset)) {

@@ -1,11 +1,11 @@
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import type { Sequelize } from 'sequelize';
 import { createActivities } from '../activities';
-import type { Config } from '../core/config';
-import type { Logger } from '../core/logger';
-import type { Mailer } from '../core/mail';
+import type { Config } from '../runtime/config';
+import type { Logger } from '../runtime/logger';
+import type { Mailer } from '../core/mail/mail';
 import { createOperationIndex, loadOpenApiDocument } from '../contracts/operations';
-import { createFactorSecrets } from '../core/factor-secrets';
+import { createFactorSecrets } from '../core/identity/factor-secrets';
 import { createRateSources } from '../adapters/rates';
 import { createPushSender } from '../adapters/push';
 import { createWebhookSender } from '../adapters/webhooks/http-sender';

@@ -1,7 +1,7 @@
 import { NativeConnection, Runtime, DefaultLogger } from '@temporalio/worker';
 import { Client, Connection } from '@temporalio/client';
-import { loadConfig } from '../core/config';
-import { createLogger } from '../core/logger';
+import { loadConfig } from '../runtime/config';
+import { createLogger } from '../runtime/logger';
 import { createMailer } from '../adapters/mail';
 import { storeOutboxMessage } from '../db/repositories/mail/outbox';
 import { openDatabase } from '../db/open';

@@ -1,6 +1,6 @@
 import { Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import type { Logger } from '../core/logger';
+import type { Logger } from '../runtime/logger';
 import type { TemporalConnectionOptions } from '../adapters/temporal/connection';
 
 /**

@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { Sequelize } from 'sequelize';
-import type { Logger } from '../core/logger';
+import type { Logger } from '../runtime/logger';
 import { settleWorkflowStarts } from '../db/repositories/workflows/starts';
 import { workflowStarter } from '../adapters/temporal/start-workflow';
 

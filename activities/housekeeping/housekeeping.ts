@@ -1,6 +1,6 @@
 import { Context } from '@temporalio/activity';
 import type { Sequelize } from 'sequelize';
-import type { Logger } from '../../core/logger';
+import type { Logger } from '../../runtime/logger';
 import type { HousekeepingActivities } from '../../contracts/housekeeping';
 import { pruneBatch } from '../../db/repositories/housekeeping/prune';
 

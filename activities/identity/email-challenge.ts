@@ -1,8 +1,8 @@
 import type { Sequelize } from 'sequelize';
 import { ApplicationFailure } from '@temporalio/common';
-import type { Mailer } from '../../core/mail';
+import type { Mailer } from '../../core/mail/mail';
 import { sendRecordedMail } from '../mail/send-mail';
-import { newEmailCode, type FactorSecrets } from '../../core/factor-secrets';
+import { newEmailCode, type FactorSecrets } from '../../core/identity/factor-secrets';
 import { deleteChallengeCode, storeChallengeCode } from '../../db/repositories/identity/email-challenge-codes';
 import { identityEmail } from '../../db/repositories/identity/identities';
 import type { EmailChallengeActivities, EmailChallengePurpose } from '../../contracts/identity';

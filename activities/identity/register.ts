@@ -5,7 +5,7 @@ import { findMagicLink, recordMagicLinkRegistration } from '../../db/repositorie
 import { findRegistrationAttempt, scrubRegistrationAttempt } from '../../db/repositories/identity/registration-attempts';
 import { createWorkspace } from '../../db/repositories/organisation/workspaces';
 import { recordAuditEvent } from '../../db/repositories/audit/events';
-import type { RoleCode } from '../../core/roles';
+import type { RoleCode } from '../../core/organisation/roles';
 import { FailureType } from '../../contracts/failures';
 import type { RegisterActivities, RegisterInput, RegisterResult } from '../../contracts/identity';
 

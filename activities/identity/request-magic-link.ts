@@ -8,10 +8,10 @@ import {
   replaceMagicLinkToken,
   supersedeMagicLinks,
 } from '../../db/repositories/identity/magic-links';
-import { newOpaqueToken, sha256 } from '../../core/secrets';
-import type { Mailer } from '../../core/mail';
+import { newOpaqueToken, sha256 } from '../../core/identity/secrets';
+import type { Mailer } from '../../core/mail/mail';
 import { sendRecordedMail } from '../mail/send-mail';
-import type { Logger } from '../../core/logger';
+import type { Logger } from '../../runtime/logger';
 import type { RequestMagicLinkActivities, RequestMagicLinkInput } from '../../contracts/identity';
 
 export interface RequestMagicLinkDeps {

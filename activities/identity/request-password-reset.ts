@@ -9,10 +9,10 @@ import {
   replaceMagicLinkToken,
   supersedeMagicLinks,
 } from '../../db/repositories/identity/magic-links';
-import { newOpaqueToken, sha256 } from '../../core/secrets';
-import type { Mailer } from '../../core/mail';
-import type { Logger } from '../../core/logger';
-import type { Config } from '../../core/config';
+import { newOpaqueToken, sha256 } from '../../core/identity/secrets';
+import type { Mailer } from '../../core/mail/mail';
+import type { Logger } from '../../runtime/logger';
+import type { Config } from '../../runtime/config';
 import { sendRecordedMail } from '../mail/send-mail';
 import type { RequestPasswordResetActivities, RequestPasswordResetInput, RequestPasswordResetResult } from '../../contracts/identity';
 

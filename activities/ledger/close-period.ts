@@ -18,9 +18,9 @@ import {
 } from '../../db/repositories/ledger/period-closes';
 import { findEntry, postJournalEntryStatement, postedEntryOf } from '../../db/repositories/ledger/journal';
 import { selectBatch } from '../../db/connection';
-import { formatMinorUnits, numericToMinorUnits } from '../../core/money';
-import { requestHash, type LedgerLine } from '../../core/ledger';
-import { closeIncomeAndExpenses, FINAL_RESULT_ACCOUNT, INCOME_AND_EXPENSE_ACCOUNTS, transferResult, yearEndRequestId } from '../../core/year-end';
+import { formatMinorUnits, numericToMinorUnits } from '../../core/ledger/money';
+import { requestHash, type LedgerLine } from '../../core/ledger/journal';
+import { closeIncomeAndExpenses, FINAL_RESULT_ACCOUNT, INCOME_AND_EXPENSE_ACCOUNTS, transferResult, yearEndRequestId } from '../../core/ledger/year-end';
 import { findRevaluation, insertRevaluation } from '../../db/repositories/ledger/revaluations';
 import { FailureType } from '../../contracts/failures';
 import type { ClosePeriodActivities, ClosePeriodInput } from '../../contracts/ledger';

@@ -10,9 +10,9 @@ import { postJournalEntryStatement, postedEntryOf } from '../../db/repositories/
 import { lockLedgerState } from '../../db/repositories/ledger/period-closes';
 import { findRevaluation, markRevaluationCompleted, markRevaluationFailed, monetaryForeignBalances } from '../../db/repositories/ledger/revaluations';
 import { cbuRatesOn } from '../../db/repositories/rates/rates';
-import { formatMinorUnits } from '../../core/money';
-import { planRevaluation, revaluationRequestId, undoAtLaterRevaluation } from '../../core/revaluation';
-import { requestHash } from '../../core/ledger';
+import { formatMinorUnits } from '../../core/ledger/money';
+import { planRevaluation, revaluationRequestId, undoAtLaterRevaluation } from '../../core/ledger/revaluation';
+import { requestHash } from '../../core/ledger/journal';
 import { FailureType } from '../../contracts/failures';
 import type { PostRevaluationActivities, PostRevaluationInput } from '../../contracts/ledger';
 

@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { Sequelize } from 'sequelize';
-import { MailRejectedError, type Mailer, type MailMessage } from '../../core/mail';
+import { MailRejectedError, type Mailer, type MailMessage } from '../../core/mail/mail';
 import { openMail, recordMailFailed, recordMailSent, type MailRef } from '../../db/repositories/mail/messages';
 import { FailureType } from '../../contracts/failures';
 

@@ -1,7 +1,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { Sequelize } from 'sequelize';
-import type { Logger } from '../../core/logger';
-import { PushRejected, PushUnavailable, settledState, type DeliveryState, type PushSender } from '../../core/push';
+import type { Logger } from '../../runtime/logger';
+import { PushRejected, PushUnavailable, settledState, type DeliveryState, type PushSender } from '../../core/notifications/push';
 import { FailureType, PUSH_UNAVAILABLE } from '../../contracts/failures';
 import type { SendNotificationActivities } from '../../contracts/notifications';
 import { withTenant } from '../../db/connection';

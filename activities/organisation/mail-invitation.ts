@@ -2,8 +2,8 @@ import type { Sequelize } from 'sequelize';
 import { withTenant } from '../../db/connection';
 import { findInvitation, markMailed, setMailedToken } from '../../db/repositories/organisation/invitations';
 import { tenantSlug } from '../../db/repositories/organisation/workspaces';
-import { newOpaqueToken, sha256 } from '../../core/secrets';
-import type { Mailer } from '../../core/mail';
+import { newOpaqueToken, sha256 } from '../../core/identity/secrets';
+import type { Mailer } from '../../core/mail/mail';
 import { sendRecordedMail } from '../mail/send-mail';
 import type { MailInvitationActivities, MailInvitationInput, MailInvitationResult } from '../../contracts/organisation';
 

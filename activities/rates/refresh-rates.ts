@@ -1,8 +1,8 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Sequelize } from 'sequelize';
-import type { Logger } from '../../core/logger';
-import { MalformedRateDocument, RateSourceUnavailable, type RateSource, type RateSourceCode } from '../../core/rates';
+import type { Logger } from '../../runtime/logger';
+import { MalformedRateDocument, RateSourceUnavailable, type RateSource, type RateSourceCode } from '../../core/rates/rates';
 import { FailureType, RATES_SOURCE_UNAVAILABLE } from '../../contracts/failures';
 import type { FetchedRates, RefreshRatesActivities, SourceOutcome, SourceSummary } from '../../contracts/rates';
 import { recordAttempt, storeFailure, storePublication } from '../../db/repositories/rates/rates';

@@ -1,11 +1,11 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Sequelize } from 'sequelize';
-import type { Config } from '../../core/config';
-import type { FactorSecrets } from '../../core/factor-secrets';
-import type { Logger } from '../../core/logger';
-import type { Mailer } from '../../core/mail';
-import { attemptError, retryDelayMs, signedHeaders, webhookBody, type WebhookResponse, type WebhookSender } from '../../core/webhooks';
+import type { Config } from '../../runtime/config';
+import type { FactorSecrets } from '../../core/identity/factor-secrets';
+import type { Logger } from '../../runtime/logger';
+import type { Mailer } from '../../core/mail/mail';
+import { attemptError, retryDelayMs, signedHeaders, webhookBody, type WebhookResponse, type WebhookSender } from '../../core/webhooks/webhooks';
 import type { DeliverWebhookActivities, DeliverWebhookInput, WebhookAttemptInput, WebhookAttemptOutcome } from '../../contracts/webhooks';
 import { withTenant } from '../../db/connection';
 import { recordAuditEvent } from '../../db/repositories/audit/events';

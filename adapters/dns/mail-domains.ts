@@ -1,5 +1,5 @@
 import { Resolver } from 'node:dns/promises';
-import type { MailDomainAnswer, MailDomains } from '../../core/email-validation';
+import type { MailDomainAnswer, MailDomains } from '../../core/identity/email-validation';
 
 // MX (or A/AAAA) look-ups through node:dns with a short deadline. ENODATA (the name exists, no record of
 // that type) and ENOTFOUND (NXDOMAIN) are answers; anything else (timeouts, SERVFAIL, refused, no network)

@@ -1,4 +1,4 @@
-import type { Mailer } from '../../core/mail';
+import type { Mailer } from '../../core/mail/mail';
 import { createOutboxMailer, type OutboxStore } from './outbox';
 import { createSendGridMailer } from './sendgrid';
 

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Mailer, MailMessage } from '../../core/mail';
+import type { Mailer, MailMessage } from '../../core/mail/mail';
 
 /** Where the development outbox keeps what it "sent" (a table, read back by GET /dev/mail). */
 export interface OutboxStore {

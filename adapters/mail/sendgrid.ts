@@ -1,6 +1,6 @@
 import { Client } from '@sendgrid/client';
 import { MailService } from '@sendgrid/mail';
-import { MailRejectedError, type Mailer } from '../../core/mail';
+import { MailRejectedError, type Mailer } from '../../core/mail/mail';
 
 export interface SendGridOptions {
   apiKey: string;

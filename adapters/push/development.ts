@@ -1,4 +1,4 @@
-import type { PushNotification, PushResult, PushSender } from '../../core/push';
+import type { PushNotification, PushResult, PushSender } from '../../core/notifications/push';
 
 /** Where the development adapter keeps what it "sent" (a table, read back by GET /dev/push). */
 export interface PushOutboxStore {

@@ -1,6 +1,6 @@
 import jwt from 'jsonwebtoken';
 import { networkFailureReason } from '../network-errors';
-import { PushRejected, PushUnavailable, type PushNotification, type PushResult, type PushSender } from '../../core/push';
+import { PushRejected, PushUnavailable, type PushNotification, type PushResult, type PushSender } from '../../core/notifications/push';
 
 // Firebase Cloud Messaging HTTP v1. The access token comes from the service account by the OAuth 2.0
 // JWT-bearer grant (RFC 7523) against the key file's own `token_uri`, signed with jsonwebtoken; it is

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import type { PushSender } from '../../core/push';
+import type { PushSender } from '../../core/notifications/push';
 import { createDevelopmentPushSender, type PushOutboxStore } from './development';
 import { createFcmPushSender, type FcmServiceAccount } from './fcm';
 

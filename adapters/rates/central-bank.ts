@@ -1,4 +1,4 @@
-import { parseRate, perUnit, tashkentInstant, type RateDocument, type RateSource } from '../../core/rates';
+import { parseRate, perUnit, tashkentInstant, type RateDocument, type RateSource } from '../../core/rates/rates';
 import { fetchJsonDocument } from './http';
 import { currencyCode, describe, dottedDate, nameOf, readRows, type RowResult } from './rows';
 

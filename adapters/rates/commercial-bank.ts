@@ -1,5 +1,5 @@
-import { isCalendarDate } from '../../core/calendar';
-import { parseRate, rateAtMost, tashkentInstant, type RateDocument, type RateSource } from '../../core/rates';
+import { isCalendarDate } from '../../core/shared/calendar';
+import { parseRate, rateAtMost, tashkentInstant, type RateDocument, type RateSource } from '../../core/rates/rates';
 import { fetchJsonDocument } from './http';
 import { currencyCode, describe, nameOf, readRows, type RowResult } from './rows';
 

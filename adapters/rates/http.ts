@@ -1,5 +1,5 @@
 import { networkFailureReason } from '../network-errors';
-import { MalformedRateDocument, RateSourceUnavailable } from '../../core/rates';
+import { MalformedRateDocument, RateSourceUnavailable } from '../../core/rates/rates';
 
 /** A rate feed is a few kilobytes; anything near this size is not one. */
 const MAX_DOCUMENT_BYTES = 2 * 1024 * 1024;

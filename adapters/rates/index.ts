@@ -1,4 +1,4 @@
-import type { RateSource, RateSourceCode } from '../../core/rates';
+import type { RateSource, RateSourceCode } from '../../core/rates/rates';
 import { createCentralBankSource } from './central-bank';
 import { createCommercialBankSource } from './commercial-bank';
 

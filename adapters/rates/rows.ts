@@ -1,5 +1,5 @@
-import { isCalendarDate } from '../../core/calendar';
-import { BASE_CURRENCY, MalformedRateDocument, currencyName, type RateDocument, type RateSourceCode, type SkippedRow, type SourcedRate } from '../../core/rates';
+import { isCalendarDate } from '../../core/shared/calendar';
+import { BASE_CURRENCY, MalformedRateDocument, currencyName, type RateDocument, type RateSourceCode, type SkippedRow, type SourcedRate } from '../../core/rates/rates';
 
 // What both feeds share: a JSON array of rows read one by one, where a bad row is left out with its
 // reason and a document without a single usable row is refused as a whole.

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { TLSConfig } from '@temporalio/client';
-import type { Config } from '../../core/config';
+import type { Config } from '../../runtime/config';
 
 // How every process reaches Temporal: the same options for the client (API, worker's schedules and relay)
 // and the worker's native connection. A local server takes plain gRPC; a managed cluster takes mTLS

@@ -2,7 +2,7 @@ import { lookup as systemLookup, Resolver } from 'node:dns/promises';
 import { isIP, type LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
 import { Agent, request } from 'undici';
-import { RESPONSE_READ_BYTES, responseExcerpt, type WebhookErrorClass, type WebhookRequest, type WebhookResponse, type WebhookSender } from '../../core/webhooks';
+import { RESPONSE_READ_BYTES, responseExcerpt, type WebhookErrorClass, type WebhookRequest, type WebhookResponse, type WebhookSender } from '../../core/webhooks/webhooks';
 
 // The webhook sender: undici with an agent of its own per attempt. The receiver's host is resolved once per
 // attempt and every address is checked (ipaddr.js: IPv4-mapped IPv6 is read as the IPv4 address it maps,

@@ -1,6 +1,6 @@
 import { findAccountingSettings, saveAccountingSettings, type AccountingSettingsRow } from '../../db/repositories/accounting/accounting-settings';
-import { parseDecimalLiteral } from '../../core/decimal-literals';
-import { AppError } from '../../core/problems';
+import { parseDecimalLiteral } from '../../core/shared/decimal-literals';
+import { AppError } from '../../core/shared/problems';
 import type { Schemas } from '../http/operation-handler';
 import type { Principal, RequestContext } from '../http/context';
 import { recordCallerEvent } from '../audit/caller-events';

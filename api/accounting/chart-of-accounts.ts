@@ -7,7 +7,7 @@ import {
   saveAccountConfiguration,
   type CompanyAccountRow,
 } from '../../db/repositories/accounting/chart-of-accounts';
-import { AppError } from '../../core/problems';
+import { AppError } from '../../core/shared/problems';
 import type { Schemas } from '../http/operation-handler';
 import type { Principal, RequestContext } from '../http/context';
 import { recordCallerEvent } from '../audit/caller-events';

@@ -1,4 +1,4 @@
-import { topLevelNumberLiterals } from '../../core/decimal-literals';
+import { topLevelNumberLiterals } from '../../core/shared/decimal-literals';
 import { memberOperation, type HandlersOf } from '../http/operation-handler';
 import { pageQuery } from '../http/pages';
 import type { CompanyScopes } from '../organisation/company-scope';

@@ -9,7 +9,7 @@ import {
   type ParentScope,
   type SubaccountRow,
 } from '../../db/repositories/accounting/subaccounts';
-import { AppError } from '../../core/problems';
+import { AppError } from '../../core/shared/problems';
 import type { Schemas } from '../http/operation-handler';
 import type { Principal, RequestContext } from '../http/context';
 import { recordCallerEvent } from '../audit/caller-events';

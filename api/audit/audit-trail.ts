@@ -9,9 +9,9 @@ import {
   type AuditEventFilter,
   type AuditEventRow,
 } from '../../db/repositories/audit/trail';
-import { AUDIT_ACTIONS, type AuditAction, type AuditActionKind } from '../../core/audit-actions';
-import { AppError } from '../../core/problems';
-import { isCalendarDate, isInstant } from '../../core/calendar';
+import { AUDIT_ACTIONS, type AuditAction, type AuditActionKind } from '../../core/audit/audit-actions';
+import { AppError } from '../../core/shared/problems';
+import { isCalendarDate, isInstant } from '../../core/shared/calendar';
 import type { Principal } from '../http/context';
 import type { Schemas } from '../http/operation-handler';
 import { pageOf } from '../http/pages';

@@ -1,6 +1,6 @@
 import type { Statement, Tx } from '../../db/connection';
 import { auditEventStatement, recordAuditEvent, type AuditRecord } from '../../db/repositories/audit/events';
-import type { AuditAction } from '../../core/audit-actions';
+import type { AuditAction } from '../../core/audit/audit-actions';
 import type { Principal, RequestContext } from '../http/context';
 
 type CallerEvent = { action: AuditAction; subjectType: string; subjectId: string; details?: string };

@@ -2,7 +2,7 @@ import express, { type Express } from 'express';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Sequelize } from 'sequelize';
 import type { StartOutcome } from '../../contracts/workflow-starts';
-import type { HashGate } from '../../core/hash-gate';
+import type { HashGate } from '../../core/identity/hash-gate';
 
 // The API's Prometheus metrics (prom-client), one registry per app. Labels are bounded: operation ids come
 // from the document, statuses from HTTP, workflow types and limited actions from our code; never a path,

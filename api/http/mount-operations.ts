@@ -1,6 +1,6 @@
 import { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import type { OpenApiDocument, OperationIndex, OperationInfo } from '../../contracts/operations';
-import { AppError, UnauthenticatedError } from '../../core/problems';
+import { AppError, UnauthenticatedError } from '../../core/shared/problems';
 import { locals } from '../middleware/request-context';
 import { rawBodyOf } from '../middleware/raw-body';
 import { refuseNulCharacters } from '../middleware/text-input';

@@ -1,6 +1,6 @@
 import type { Request } from 'express';
 import type { OpenApiDocument, OperationInfo } from '../../contracts/operations';
-import { AppError } from '../../core/problems';
+import { AppError } from '../../core/shared/problems';
 
 // Content negotiation, from the document: an operation answers 200 in the media types its `responses.200.content`
 // lists, the first being the default. Only an operation that lists several negotiates; the others answer as

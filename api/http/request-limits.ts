@@ -1,9 +1,9 @@
 import { RateLimiterRes, type RateLimiterPostgres } from 'rate-limiter-flexible';
 import type { Sequelize } from 'sequelize';
 import { requestLimitCounter } from '../../db/repositories/service/request-limits';
-import { sha256 } from '../../core/secrets';
-import { AppError } from '../../core/problems';
-import type { Config, LimitedAction, RateWindow } from '../../core/config';
+import { sha256 } from '../../core/identity/secrets';
+import { AppError } from '../../core/shared/problems';
+import type { Config, LimitedAction, RateWindow } from '../../runtime/config';
 
 /**
  * Checks one request of a limited kind against its client IP and its target (the email address it names,

@@ -1,6 +1,6 @@
 import type { Sequelize } from 'sequelize';
 import { readInTenant, withTenant } from '../../db/connection';
-import { AppError } from '../../core/problems';
+import { AppError } from '../../core/shared/problems';
 import { listLiveSessions, revokeOwnSession } from '../../db/repositories/identity/sessions';
 import { firstCompanyStatement, workspaceCompanyOf } from '../../db/repositories/organisation/companies';
 import { permissionsOf } from '../../db/repositories/organisation/principals';

@@ -6,10 +6,10 @@ import { findIdentityByEmail, updatePasswordHash } from '../../db/repositories/i
 import { consumeMagicLink, findMagicLinkByToken } from '../../db/repositories/identity/magic-links';
 import { revokeIdentitySessions } from '../../db/repositories/identity/sessions';
 import { recordAuditEvent } from '../../db/repositories/audit/events';
-import { sha256 } from '../../core/secrets';
-import { normaliseEmail } from '../../core/email';
-import { AppError } from '../../core/problems';
-import type { PasswordHasher } from '../../core/passwords';
+import { sha256 } from '../../core/identity/secrets';
+import { normaliseEmail } from '../../core/identity/email';
+import { AppError } from '../../core/shared/problems';
+import type { PasswordHasher } from '../../core/identity/passwords';
 import { REQUEST_PASSWORD_RESET_WORKFLOW, type RequestPasswordResetWorkflow } from '../../contracts/identity';
 import { requestPasswordResetWorkflowId } from '../../contracts/workflow-ids';
 import type { WorkflowClient } from '../workflow-client';

@@ -1,6 +1,6 @@
-import { AppError } from '../../core/problems';
-import { isCommonPassword } from '../../core/common-passwords';
-import { characterCount, PASSWORD_MAX_BYTES, utf8Length } from '../../core/passwords';
+import { AppError } from '../../core/shared/problems';
+import { isCommonPassword } from '../../core/identity/common-passwords';
+import { characterCount, PASSWORD_MAX_BYTES, utf8Length } from '../../core/identity/passwords';
 
 // Rules the schema cannot state: bytes, Unicode characters, equality of two fields, and (for every new
 // password) not being a common one.

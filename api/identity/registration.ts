@@ -3,10 +3,10 @@ import type { Sequelize } from 'sequelize';
 import { findIdentityByEmail } from '../../db/repositories/identity/identities';
 import { findMagicLinkByToken } from '../../db/repositories/identity/magic-links';
 import { insertRegistrationAttempt, scrubRegistrationAttempt } from '../../db/repositories/identity/registration-attempts';
-import { normaliseEmail } from '../../core/email';
-import { sha256 } from '../../core/secrets';
-import { AppError } from '../../core/problems';
-import type { PasswordHasher } from '../../core/passwords';
+import { normaliseEmail } from '../../core/identity/email';
+import { sha256 } from '../../core/identity/secrets';
+import { AppError } from '../../core/shared/problems';
+import type { PasswordHasher } from '../../core/identity/passwords';
 import {
   REGISTER_WORKFLOW,
   REQUEST_MAGIC_LINK_WORKFLOW,

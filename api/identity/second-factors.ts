@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Sequelize } from 'sequelize';
-import { AppError } from '../../core/problems';
-import type { Config } from '../../core/config';
-import type { FactorSecrets } from '../../core/factor-secrets';
-import type { PasswordHasher } from '../../core/passwords';
-import { matchTotpStep } from '../../core/totp';
-import { canonicalRecoveryCode, recoveryCodeMatches } from '../../core/recovery-codes';
+import { AppError } from '../../core/shared/problems';
+import type { Config } from '../../runtime/config';
+import type { FactorSecrets } from '../../core/identity/factor-secrets';
+import type { PasswordHasher } from '../../core/identity/passwords';
+import { matchTotpStep } from '../../core/identity/totp';
+import { canonicalRecoveryCode, recoveryCodeMatches } from '../../core/identity/recovery-codes';
 import { releaseFactorAttempt, reserveFactorAttempt, type AttemptKind } from '../../db/repositories/identity/factor-attempts';
 import { liveRecoveryCodes, spendRecoveryCode } from '../../db/repositories/identity/recovery-codes';
 import { spendTotpStep } from '../../db/repositories/identity/totp';
@@ -17,7 +17,7 @@ import {
   type EmailChallengeWorkflow,
   type VerifyCodeResult,
 } from '../../contracts/identity';
-import type { ProblemType } from '../../core/problems';
+import type { ProblemType } from '../../core/shared/problems';
 import type { WorkflowClient } from '../workflow-client';
 import type { RequestContext } from '../http/context';
 import type { RequestLimits } from '../http/request-limits';

@@ -11,10 +11,10 @@ import {
   touchSession,
 } from '../../db/repositories/identity/sessions';
 import { recordAuditEvent } from '../../db/repositories/audit/events';
-import { newOpaqueToken, sha256 } from '../../core/secrets';
-import { AppError } from '../../core/problems';
-import type { AccessTokenIssuer } from '../../core/access-tokens';
-import type { Config } from '../../core/config';
+import { newOpaqueToken, sha256 } from '../../core/identity/secrets';
+import { AppError } from '../../core/shared/problems';
+import type { AccessTokenIssuer } from '../../core/identity/access-tokens';
+import type { Config } from '../../runtime/config';
 import type { Tx } from '../../db/connection';
 import type { RequestContext } from '../http/context';
 import type { Schemas } from '../http/operation-handler';

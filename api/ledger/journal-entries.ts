@@ -15,12 +15,12 @@ import {
 } from '../../db/repositories/ledger/journal';
 import { DuplicateRowError, LedgerRuleError } from '../../db/repositories/errors';
 import { journalEntryEventStatement, recordedStartsOf, subscribedStatement, type RecordedStart } from '../../db/repositories/webhooks/events';
-import { AppError } from '../../core/problems';
-import { formatMinorUnits, numericToMinorUnits } from '../../core/money';
-import { applyStoredRates, checkPosting, currenciesToRate, prepareEntry, prepareReversal, type PreparedEntry } from '../../core/ledger';
-import { formatForeignAmount } from '../../core/currency';
-import { canonical } from '../../core/rates';
-import type { AuditAction } from '../../core/audit-actions';
+import { AppError } from '../../core/shared/problems';
+import { formatMinorUnits, numericToMinorUnits } from '../../core/ledger/money';
+import { applyStoredRates, checkPosting, currenciesToRate, prepareEntry, prepareReversal, type PreparedEntry } from '../../core/ledger/journal';
+import { formatForeignAmount } from '../../core/ledger/currency';
+import { canonical } from '../../core/rates/rates';
+import type { AuditAction } from '../../core/audit/audit-actions';
 import type { Principal, RequestContext } from '../http/context';
 import type { Schemas } from '../http/operation-handler';
 import { pageOf, type PageQuery } from '../http/pages';

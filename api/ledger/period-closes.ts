@@ -12,9 +12,9 @@ import {
   type PeriodCloseRow,
 } from '../../db/repositories/ledger/period-closes';
 import { findRevaluation } from '../../db/repositories/ledger/revaluations';
-import { AppError } from '../../core/problems';
-import { formatMinorUnits, numericToMinorUnits } from '../../core/money';
-import { formatForeignAmount } from '../../core/currency';
+import { AppError } from '../../core/shared/problems';
+import { formatMinorUnits, numericToMinorUnits } from '../../core/ledger/money';
+import { formatForeignAmount } from '../../core/ledger/currency';
 import { closePeriodWorkflowId } from '../../contracts/workflow-ids';
 import { CLOSE_PERIOD_WORKFLOW, type ClosePeriodWorkflow } from '../../contracts/ledger';
 import { normalSideOf, type AccountType } from '../accounting/chart-of-accounts';

@@ -1,10 +1,10 @@
 import { type LedgerScope } from '../../db/repositories/ledger/journal';
 import type { BalanceRow } from '../../db/repositories/ledger/period-closes';
 import { turnoversBetween } from '../../db/repositories/ledger/reports';
-import { formatMinorUnits, numericToMinorUnits } from '../../core/money';
-import { dayBefore, daysBetween } from '../../core/calendar';
-import { AppError } from '../../core/problems';
-import { evaluateStatement, rowContributions, templateOn, type AccountAmount, type StatementTemplate } from '../../core/statement-templates';
+import { formatMinorUnits, numericToMinorUnits } from '../../core/ledger/money';
+import { dayBefore, daysBetween } from '../../core/shared/calendar';
+import { AppError } from '../../core/shared/problems';
+import { evaluateStatement, rowContributions, templateOn, type AccountAmount, type StatementTemplate } from '../../core/ledger/statement-forms';
 import type { Tx } from '../../db/connection';
 import type { Principal } from '../http/context';
 import type { Schemas } from '../http/operation-handler';

@@ -1,7 +1,7 @@
 import Decimal from 'decimal.js';
 import { accountInfo } from '../../db/repositories/ledger/journal';
-import { formatMinorUnits, numericToMinorUnits } from '../../core/money';
-import { formatForeignAmount } from '../../core/currency';
+import { formatMinorUnits, numericToMinorUnits } from '../../core/ledger/money';
+import { formatForeignAmount } from '../../core/ledger/currency';
 import type { AccountType } from '../accounting/chart-of-accounts';
 import type { Principal } from '../http/context';
 import type { Schemas } from '../http/operation-handler';

@@ -1,8 +1,8 @@
 import type { Sequelize } from 'sequelize';
-import { emailStatus, SENDGRID_EVENT_STATES, type Mailer } from '../../core/mail';
-import { validateEmail, type MailDomains } from '../../core/email-validation';
-import type { Logger } from '../../core/logger';
-import { AppError } from '../../core/problems';
+import { emailStatus, SENDGRID_EVENT_STATES, type Mailer } from '../../core/mail/mail';
+import { validateEmail, type MailDomains } from '../../core/identity/email-validation';
+import type { Logger } from '../../runtime/logger';
+import { AppError } from '../../core/shared/problems';
 import { outboxMessagesTo } from '../../db/repositories/mail/outbox';
 import { mailsTo, recordProviderEvents, type ProviderEvent } from '../../db/repositories/mail/messages';
 import { identityEmail } from '../../db/repositories/identity/identities';

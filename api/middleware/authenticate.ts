@@ -1,8 +1,8 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { Sequelize } from 'sequelize';
-import type { AccessTokenIssuer } from '../../core/access-tokens';
+import type { AccessTokenIssuer } from '../../core/identity/access-tokens';
 import type { OperationInfo } from '../../contracts/operations';
-import { AppError, TenantHostMismatchError, UnauthenticatedError } from '../../core/problems';
+import { AppError, TenantHostMismatchError, UnauthenticatedError } from '../../core/shared/problems';
 import { loadPrincipal } from '../../db/repositories/organisation/principals';
 import { locals } from './request-context';
 

@@ -1,7 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
-import { sha256 } from '../../core/secrets';
-import { AppError, UnauthenticatedError } from '../../core/problems';
+import { sha256 } from '../../core/identity/secrets';
+import { AppError, UnauthenticatedError } from '../../core/shared/problems';
 import { locals } from './request-context';
 
 /**

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
-import { AppError, PROBLEMS, problemTypeUri, TenantHostMismatchError, UnauthenticatedError, type ProblemType } from '../../core/problems';
+import { AppError, PROBLEMS, problemTypeUri, TenantHostMismatchError, UnauthenticatedError, type ProblemType } from '../../core/shared/problems';
 import { locals } from './request-context';
 import { isDatabaseUnavailable } from '../../db/unavailable';
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
-import type { Logger } from '../../core/logger';
+import type { Logger } from '../../runtime/logger';
 import type { HostContext, Principal, RequestContext } from '../http/context';
 import type { OperationInfo } from '../../contracts/operations';
 import type { ApiMetrics } from '../http/metrics';

@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import { AppError } from '../../core/problems';
+import { AppError } from '../../core/shared/problems';
 
 // PostgreSQL text cannot hold U+0000, and what the database driver makes of it is not what was sent. So
 // no text that reaches an operation may contain it: every string of the JSON body (member names too, at

@@ -1,5 +1,5 @@
 import type { Sequelize } from 'sequelize';
-import { AppError } from '../../core/problems';
+import { AppError } from '../../core/shared/problems';
 import { pushOutboxFor } from '../../db/repositories/notifications/outbox';
 import { memberOperation, publicOperation, type HandlersOf } from '../http/operation-handler';
 import type { createNotifications } from './notifications';

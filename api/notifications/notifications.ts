@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Sequelize } from 'sequelize';
-import { AppError } from '../../core/problems';
-import { deviceTokenHash, platformOf, type DevicePlatform } from '../../core/push';
+import { AppError } from '../../core/shared/problems';
+import { deviceTokenHash, platformOf, type DevicePlatform } from '../../core/notifications/push';
 import { SEND_NOTIFICATION_WORKFLOW, type SendNotificationWorkflow } from '../../contracts/notifications';
 import { sendNotificationWorkflowId } from '../../contracts/workflow-ids';
 import { withTenant } from '../../db/connection';

@@ -1,7 +1,7 @@
 import type { Sequelize } from 'sequelize';
 import { readInTenant, withTenant, type Statement, type Tx } from '../../db/connection';
 import { companyOf, companyStatement, type CompanyScope } from '../../db/repositories/organisation/companies';
-import { AppError } from '../../core/problems';
+import { AppError } from '../../core/shared/problems';
 import type { Principal } from '../http/context';
 
 export type { CompanyScope };

@@ -1,7 +1,7 @@
 import type { Sequelize } from 'sequelize';
 import { withTenant, type Tx } from '../../db/connection';
 import { archiveCompany as archiveCompanyRow, completeOnboarding as completeOnboardingRow, firstCompanyOf, lockCompany } from '../../db/repositories/organisation/companies';
-import { AppError } from '../../core/problems';
+import { AppError } from '../../core/shared/problems';
 import type { Principal, RequestContext } from '../http/context';
 import type { Schemas } from '../http/operation-handler';
 import { recordCallerEvent } from '../audit/caller-events';

@@ -1,7 +1,7 @@
 import type { Db } from '../../db/connection';
 import { listRoles } from '../../db/repositories/organisation/roles';
-import { AppError } from '../../core/problems';
-import { holdsRole, type RoleCode } from '../../core/roles';
+import { AppError } from '../../core/shared/problems';
+import { holdsRole, type RoleCode } from '../../core/organisation/roles';
 import type { Principal } from '../http/context';
 
 /** The caller's standing towards roles, from the workspace's permission sets as they are now. */

@@ -10,11 +10,11 @@ import {
 } from '../../db/repositories/organisation/invitations';
 import { tenantIdBySlug } from '../../db/repositories/organisation/workspaces';
 import { findIdentityByEmail } from '../../db/repositories/identity/identities';
-import { newOpaqueToken, sha256 } from '../../core/secrets';
-import { normaliseEmail } from '../../core/email';
-import { AppError } from '../../core/problems';
-import type { PasswordHasher } from '../../core/passwords';
-import type { RoleCode } from '../../core/roles';
+import { newOpaqueToken, sha256 } from '../../core/identity/secrets';
+import { normaliseEmail } from '../../core/identity/email';
+import { AppError } from '../../core/shared/problems';
+import type { PasswordHasher } from '../../core/identity/passwords';
+import type { RoleCode } from '../../core/organisation/roles';
 import {
   ACCEPT_INVITATION_WORKFLOW,
   MAIL_INVITATION_WORKFLOW,

@@ -1,8 +1,8 @@
 import type { Sequelize } from 'sequelize';
 import { withTenant } from '../../db/connection';
 import { findRole, listRoles as listRoleRows, replaceRolePermissions, type RoleRow } from '../../db/repositories/organisation/roles';
-import { AppError } from '../../core/problems';
-import { ROLE_CODES, type RoleCode } from '../../core/roles';
+import { AppError } from '../../core/shared/problems';
+import { ROLE_CODES, type RoleCode } from '../../core/organisation/roles';
 import type { OpenApiDocument, OperationIndex } from '../../contracts/operations';
 import type { Principal, RequestContext } from '../http/context';
 import type { Schemas } from '../http/operation-handler';

@@ -9,8 +9,8 @@ import {
   updateMember,
   type MemberRow,
 } from '../../db/repositories/organisation/users';
-import { AppError } from '../../core/problems';
-import type { RoleCode } from '../../core/roles';
+import { AppError } from '../../core/shared/problems';
+import type { RoleCode } from '../../core/organisation/roles';
 import { grantsOf } from './grants';
 import type { Principal, RequestContext } from '../http/context';
 import type { Schemas } from '../http/operation-handler';

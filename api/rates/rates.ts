@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type { Sequelize } from 'sequelize';
-import { isCalendarDate } from '../../core/calendar';
-import { AppError } from '../../core/problems';
-import { BASE_CURRENCY, currencySymbol, currencyName, ratesStatus, tashkentDate, type RateSourceCode } from '../../core/rates';
+import { isCalendarDate } from '../../core/shared/calendar';
+import { AppError } from '../../core/shared/problems';
+import { BASE_CURRENCY, currencySymbol, currencyName, ratesStatus, tashkentDate, type RateSourceCode } from '../../core/rates/rates';
 import { withTenant } from '../../db/connection';
 import { publicationOn, sourceState } from '../../db/repositories/rates/rates';
 import { triggerRatesRefresh, type RatesScheduleSettings } from '../../adapters/temporal/rates-schedule';

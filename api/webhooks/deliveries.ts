@@ -1,5 +1,5 @@
 import type { Sequelize } from 'sequelize';
-import { AppError } from '../../core/problems';
+import { AppError } from '../../core/shared/problems';
 import { DELIVER_WEBHOOK_WORKFLOW, type DeliverWebhookWorkflow } from '../../contracts/webhooks';
 import { deliverWebhookWorkflowId } from '../../contracts/workflow-ids';
 import { withTenant } from '../../db/connection';

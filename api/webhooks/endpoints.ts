@@ -1,8 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { Sequelize } from 'sequelize';
-import { AppError } from '../../core/problems';
-import type { FactorSecrets } from '../../core/factor-secrets';
+import { AppError } from '../../core/shared/problems';
+import type { FactorSecrets } from '../../core/identity/factor-secrets';
 import { addressRefusal } from '../../adapters/webhooks/http-sender';
 import { withTenant } from '../../db/connection';
 import {

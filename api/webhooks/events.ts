@@ -1,5 +1,5 @@
 import type { Sequelize } from 'sequelize';
-import { AppError } from '../../core/problems';
+import { AppError } from '../../core/shared/problems';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../../contracts/webhooks';
 import type { OpenApiDocument } from '../../contracts/operations';
 import { withTenant, type Tx } from '../../db/connection';

@@ -1,5 +1,5 @@
 import type { Sequelize } from 'sequelize';
-import type { FactorSecrets } from '../../core/factor-secrets';
+import type { FactorSecrets } from '../../core/identity/factor-secrets';
 import type { OpenApiDocument, OperationIndex } from '../../contracts/operations';
 import { memberOperation, type HandlersOf } from '../http/operation-handler';
 import { pageQuery } from '../http/pages';

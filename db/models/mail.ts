@@ -1,5 +1,5 @@
 import { DataTypes, Model, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Sequelize } from 'sequelize';
-import type { MailPurpose, MailState } from '../../core/mail';
+import type { MailPurpose, MailState } from '../../core/mail/mail';
 
 /** One logical mail (table mail_messages) and where it stands; its state only moves forward (mail_state_rank). */
 export class Mail extends Model<InferAttributes<Mail>, InferCreationAttributes<Mail>> {

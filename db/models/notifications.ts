@@ -1,5 +1,5 @@
 import { DataTypes, Model, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Sequelize } from 'sequelize';
-import type { DeliveryState, DevicePlatform, MessageState } from '../../core/push';
+import type { DeliveryState, DevicePlatform, MessageState } from '../../core/notifications/push';
 
 /** A device token of one membership; claimed (and moved between workspaces) only by app_claim_push_device. */
 export class PushDevice extends Model<InferAttributes<PushDevice>, InferCreationAttributes<PushDevice>> {

@@ -1,6 +1,6 @@
 import { DataTypes, Model, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Sequelize } from 'sequelize';
 
-import type { RoleCode } from '../../core/roles';
+import type { RoleCode } from '../../core/organisation/roles';
 
 export type { RoleCode };
 export type MembershipStatus = 'ACTIVE' | 'SUSPENDED';

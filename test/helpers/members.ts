@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createPasswordHasher } from '../../core/passwords';
+import { createPasswordHasher } from '../../core/identity/passwords';
 import type { TestStack } from './stack';
 import { api, PASSWORD, uniqueEmail } from './clients';
 

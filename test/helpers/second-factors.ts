@@ -1,4 +1,4 @@
-import { timeStep, totpAt } from '../../core/totp';
+import { timeStep, totpAt } from '../../core/identity/totp';
 import { api, bearer, readMail, waitForMail, type DevMail, type Registered } from './clients';
 import type { TestStack } from './stack';
 

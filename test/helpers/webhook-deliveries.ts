@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { QueryTypes } from 'sequelize';
-import { createFactorSecrets } from '../../core/factor-secrets';
+import { createFactorSecrets } from '../../core/identity/factor-secrets';
 import type { WebhookEventType } from '../../contracts/webhooks';
 import { DELIVER_WEBHOOK_WORKFLOW, type DeliverWebhookResult } from '../../contracts/webhooks';
 import { deliverWebhookWorkflowId } from '../../contracts/workflow-ids';

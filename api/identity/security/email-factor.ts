@@ -1,5 +1,5 @@
 import { setEmailFactor } from '../../../db/repositories/identity/factor-settings';
-import { AppError } from '../../../core/problems';
+import { AppError } from '../../../core/shared/problems';
 import type { Principal, RequestContext } from '../../http/context';
 import type { Schemas } from '../../http/operation-handler';
 import type { EmailChallengeResponse, SecondFactorService } from '../second-factors';

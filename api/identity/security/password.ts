@@ -1,6 +1,6 @@
 import { updatePasswordHash } from '../../../db/repositories/identity/identities';
 import { revokeIdentitySessions } from '../../../db/repositories/identity/sessions';
-import type { PasswordHasher } from '../../../core/passwords';
+import type { PasswordHasher } from '../../../core/identity/passwords';
 import type { Principal, RequestContext } from '../../http/context';
 import type { Schemas } from '../../http/operation-handler';
 import { assertNewPassword } from '../password-rules';

@@ -1,7 +1,7 @@
 import { replaceRecoveryCodes } from '../../../db/repositories/identity/recovery-codes';
-import { AppError } from '../../../core/problems';
-import type { Config } from '../../../core/config';
-import { hashRecoveryCode, newRecoveryCode, RECOVERY_CODE_COUNT } from '../../../core/recovery-codes';
+import { AppError } from '../../../core/shared/problems';
+import type { Config } from '../../../runtime/config';
+import { hashRecoveryCode, newRecoveryCode, RECOVERY_CODE_COUNT } from '../../../core/identity/recovery-codes';
 import type { Principal, RequestContext } from '../../http/context';
 import type { Schemas } from '../../http/operation-handler';
 import type { SecurityGuards } from './guards';

@@ -1,6 +1,6 @@
 import { markSecondFactorVerified } from '../../../db/repositories/identity/sessions';
-import { AppError } from '../../../core/problems';
-import type { Config } from '../../../core/config';
+import { AppError } from '../../../core/shared/problems';
+import type { Config } from '../../../runtime/config';
 import type { Principal, RequestContext } from '../../http/context';
 import type { Schemas } from '../../http/operation-handler';
 import { channelOf, factorOf, type EmailChallengeResponse, type SecondFactorService } from '../second-factors';

@@ -7,10 +7,10 @@ import {
   disableTotp as disableAuthenticator,
   findPendingEnrollment,
 } from '../../../db/repositories/identity/totp';
-import { AppError } from '../../../core/problems';
-import type { Config } from '../../../core/config';
-import type { FactorSecrets } from '../../../core/factor-secrets';
-import { matchTotpStep, newTotpSecret, otpauthUri } from '../../../core/totp';
+import { AppError } from '../../../core/shared/problems';
+import type { Config } from '../../../runtime/config';
+import type { FactorSecrets } from '../../../core/identity/factor-secrets';
+import { matchTotpStep, newTotpSecret, otpauthUri } from '../../../core/identity/totp';
 import type { Principal, RequestContext } from '../../http/context';
 import type { Schemas } from '../../http/operation-handler';
 import type { SecondFactorService } from '../second-factors';

@@ -1,7 +1,7 @@
 import type { Sequelize } from 'sequelize';
-import type { Config } from '../../../core/config';
-import type { FactorSecrets } from '../../../core/factor-secrets';
-import type { PasswordHasher } from '../../../core/passwords';
+import type { Config } from '../../../runtime/config';
+import type { FactorSecrets } from '../../../core/identity/factor-secrets';
+import type { PasswordHasher } from '../../../core/identity/passwords';
 import type { SecondFactorService } from '../second-factors';
 import { createEmailFactor } from './email-factor';
 import { createSecurityGuards } from './guards';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { execute, type Db, type Statement } from '../../connection';
-import { AUDIT_ACTIONS, type AuditAction } from '../../../core/audit-actions';
+import { AUDIT_ACTIONS, type AuditAction } from '../../../core/audit/audit-actions';
 
 export interface AuditRecord {
   action: AuditAction;

@@ -26,7 +26,7 @@ export async function findIdentityById(db: Db, identityId: string): Promise<Iden
   return rowOf(await Identity.findByPk(identityId, { transaction: transactionOf(db) }));
 }
 
-/** `email` as stored: normalised (core/email.ts). */
+/** `email` as stored: normalised (core/identity/email.ts). */
 export async function findIdentityByEmail(db: Db, email: string): Promise<IdentityRow | null> {
   return rowOf(await Identity.findOne({ where: { email }, transaction: transactionOf(db) }));
 }

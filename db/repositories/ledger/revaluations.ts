@@ -3,7 +3,7 @@ import { Revaluation } from '../../models';
 import { transactionOf, type Db } from '../../connection';
 import type { LedgerScope } from './journal';
 import { balancesThrough, lastCompletedClose } from './period-closes';
-import { formatMinorUnits, numericToMinorUnits } from '../../../core/money';
+import { formatMinorUnits, numericToMinorUnits } from '../../../core/ledger/money';
 
 // Revaluations of foreign-currency balances. Serves postRevaluation, listRevaluations, getRevaluation,
 // closePeriod (none may run while it starts) and postRevaluationWorkflow's activities. Single-table reads

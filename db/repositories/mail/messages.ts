@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Op, type Sequelize } from 'sequelize';
 import { Mail } from '../../models';
 import { execute, selectRows, transactionOf, withTenant, type Db } from '../../connection';
-import type { MailPurpose, MailState } from '../../../core/mail';
+import type { MailPurpose, MailState } from '../../../core/mail/mail';
 
 // Every mail the service sends and where it stands (DESIGN.md §7): one row per logical mail, moved by the
 // send itself and then by the provider's events, never backwards (mail_state_rank in the migration).

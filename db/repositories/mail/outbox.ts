@@ -1,6 +1,6 @@
 import { MailOutboxMessage } from '../../models';
 import { transactionOf, type Db } from '../../connection';
-import type { MailMessage } from '../../../core/mail';
+import type { MailMessage } from '../../../core/mail/mail';
 
 // The development outbox: what the outbox mail adapter "sent", read back by GET /dev/mail.
 

@@ -1,5 +1,5 @@
 import { fn } from 'sequelize';
-import type { DeliveryState, MessageState } from '../../../core/push';
+import type { DeliveryState, MessageState } from '../../../core/notifications/push';
 import { Membership, PushDelivery, PushDevice, PushMessage } from '../../models';
 import { execute, selectRows, type Tx } from '../../connection';
 

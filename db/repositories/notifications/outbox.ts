@@ -1,4 +1,4 @@
-import { deviceTokenHash, type PushNotification } from '../../../core/push';
+import { deviceTokenHash, type PushNotification } from '../../../core/notifications/push';
 import { PushOutboxMessage } from '../../models';
 import { selectRows, transactionOf, type Db } from '../../connection';
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { execute, selectRows, type Db } from '../../connection';
-import type { RoleCode } from '../../../core/roles';
+import type { RoleCode } from '../../../core/organisation/roles';
 
 // Invitations into a workspace and their acceptances. Serves createInvitation, revokeInvitation and
 // acceptInvitation, and the activities of mailInvitationWorkflow and acceptInvitationWorkflow. Raw SQL: the pending-invitation rules are

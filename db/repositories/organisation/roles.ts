@@ -1,5 +1,5 @@
 import { execute, selectRows, type Db } from '../../connection';
-import type { RoleCode } from '../../../core/roles';
+import type { RoleCode } from '../../../core/organisation/roles';
 
 // The workspace's roles and their permission sets. Raw SQL: each read aggregates the permissions; the
 // replacement of a set is conditional on the role's lock version.

@@ -1,5 +1,5 @@
 import { execute, selectRows, type Db } from '../../connection';
-import type { RoleCode } from '../../../core/roles';
+import type { RoleCode } from '../../../core/organisation/roles';
 
 // The workspace's members (a membership with its user, identity email and roles). Raw SQL: each read
 // joins four tables and aggregates the roles; each write is conditional on the lock version.

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { LegalEntity, Membership, MembershipRole, Role, RolePermission, Tenant, User } from '../../models';
 import { selectRows, setTenant, type Db, type Tx } from '../../connection';
-import { slugBase, slugCandidate } from '../../../core/slug';
-import { ROLE_NAMES, type RoleCode } from '../../../core/roles';
+import { slugBase, slugCandidate } from '../../../core/organisation/slug';
+import { ROLE_NAMES, type RoleCode } from '../../../core/organisation/roles';
 
 // Workspaces (tenant, company, first membership and default roles) and their host names. Serves
 // registerWorkflow's activity (createWorkspace), login and acceptInvitation (a workspace by its host), and

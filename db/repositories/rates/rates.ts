@@ -1,7 +1,7 @@
 import { Op, col, fn } from 'sequelize';
 import { ExchangeRate, RateSourceState } from '../../models';
 import { selectRows, transactionOf, type Db, type Tx } from '../../connection';
-import { canonical, type RateSourceCode, type SourcedRate } from '../../../core/rates';
+import { canonical, type RateSourceCode, type SourcedRate } from '../../../core/rates/rates';
 
 // Rates and each source's refresh state. Serves listRates and refreshRatesWorkflow's activities (run by the
 // `rates-refresh` Schedule, which refreshRates asks for a run). Reads and the sources' states go through the

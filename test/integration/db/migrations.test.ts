@@ -1,5 +1,5 @@
 import { QueryTypes } from 'sequelize';
-import { loadConfig, type Config } from '../../../core/config';
+import { loadConfig, type Config } from '../../../runtime/config';
 import { createSequelize } from '../../../db/connection';
 import { createMigrator } from '../../../db/migrate';
 import { dropDatabase, migrationRoles, setupDatabase } from '../../../db/setup';

@@ -2,7 +2,7 @@ import { QueryTypes } from 'sequelize';
 import { startTestStack, type TestStack } from '../../helpers/stack';
 import { api, bearer, registerWorkspace, type Registered } from '../../helpers/clients';
 import { enableTotp, login, totpCode } from '../../helpers/second-factors';
-import { base32Decode } from '../../../core/totp';
+import { base32Decode } from '../../../core/identity/totp';
 
 let stack: TestStack;
 beforeAll(async () => {

@@ -2,8 +2,8 @@ import request from 'supertest';
 import { QueryTypes } from 'sequelize';
 import { createApp } from '../../../api/app';
 import { createApiMetrics, metricsApp, type ApiMetrics } from '../../../api/http/metrics';
-import { createHashGate } from '../../../core/hash-gate';
-import { createPasswordHasher } from '../../../core/passwords';
+import { createHashGate } from '../../../core/identity/hash-gate';
+import { createPasswordHasher } from '../../../core/identity/passwords';
 import { anotherApp, startTestStack, type TestStack } from '../../helpers/stack';
 import { registerWorkspace, type Registered } from '../../helpers/clients';
 

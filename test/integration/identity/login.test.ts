@@ -1,7 +1,7 @@
 import { QueryTypes } from 'sequelize';
 import { startTestStack, type TestStack } from '../../helpers/stack';
 import { api, bearer, registerWorkspace, uniqueEmail, type Registered } from '../../helpers/clients';
-import { legacyScryptHash } from '../../../core/passwords';
+import { legacyScryptHash } from '../../../core/identity/passwords';
 
 let stack: TestStack;
 let alice: Registered;

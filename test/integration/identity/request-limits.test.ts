@@ -3,7 +3,7 @@ import express from 'express';
 import request from 'supertest';
 import { QueryTypes } from 'sequelize';
 import { createApp } from '../../../api/app';
-import { createPasswordHasher, type PasswordHasher } from '../../../core/passwords';
+import { createPasswordHasher, type PasswordHasher } from '../../../core/identity/passwords';
 import { anotherApp, startTestStack, type TestStack } from '../../helpers/stack';
 import { api, bearer, registerWorkspace, requestMagicLink, uniqueEmail } from '../../helpers/clients';
 import { enableEmailFactor } from '../../helpers/second-factors';

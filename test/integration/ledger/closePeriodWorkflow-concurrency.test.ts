@@ -2,7 +2,7 @@ import { QueryTypes } from 'sequelize';
 import { startTestStack, type TestStack } from '../../helpers/stack';
 import { registerWorkspace } from '../../helpers/clients';
 import { ledgerApi, simpleEntry, waitForClose } from '../../helpers/ledger';
-import { numericToMinorUnits } from '../../../core/money';
+import { numericToMinorUnits } from '../../../core/ledger/money';
 
 let stack: TestStack;
 beforeAll(async () => {

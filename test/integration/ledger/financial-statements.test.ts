@@ -1,7 +1,7 @@
 import { startTestStack, type TestStack } from '../../helpers/stack';
 import { api, bearer, registerWorkspace, type Registered } from '../../helpers/clients';
 import { entryBody, ledgerApi, waitForClose } from '../../helpers/ledger';
-import { numericToMinorUnits } from '../../../core/money';
+import { numericToMinorUnits } from '../../../core/ledger/money';
 
 // Form No. 1 and Form No. 2 from their templates, through the API.
 

@@ -2,7 +2,7 @@ import { QueryTypes } from 'sequelize';
 import { startTestStack, type TestStack } from '../../helpers/stack';
 import { api, bearer, registerWorkspace, type Registered } from '../../helpers/clients';
 import { entryBody, ledgerApi } from '../../helpers/ledger';
-import { formatMinorUnits, numericToMinorUnits } from '../../../core/money';
+import { formatMinorUnits, numericToMinorUnits } from '../../../core/ledger/money';
 
 // The account statement: one account's lines of a date range with a running balance kept across pages.
 // Its foreign lines use MANUAL rates, so this file needs no stored rates.

@@ -6,7 +6,7 @@ import { startTestStack, type TestStack } from '../../helpers/stack';
 import { api, bearer, registerWorkspace, type Registered } from '../../helpers/clients';
 import { allEntries, entryBody, ledgerApi, waitForClose } from '../../helpers/ledger';
 import { toHledgerJournal } from '../../../tools/hledger-journal';
-import { numericToMinorUnits } from '../../../core/money';
+import { numericToMinorUnits } from '../../../core/ledger/money';
 
 // The turnover balance sheet: opening, turnovers and closing per account for a date range. Its foreign lines
 // use MANUAL rates, so this file needs no stored rates.

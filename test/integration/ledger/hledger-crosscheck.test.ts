@@ -5,7 +5,7 @@ import { api, bearer, registerWorkspace } from '../../helpers/clients';
 import { allEntries, entryBody, hledgerViews, ledgerApi, trialBalanceViews, waitForClose } from '../../helpers/ledger';
 import { revaluationApi, storeCbuRate, waitForRevaluation } from '../../helpers/currency';
 import { toHledgerJournal } from '../../../tools/hledger-journal';
-import { formatMinorUnits } from '../../../core/money';
+import { formatMinorUnits } from '../../../core/ledger/money';
 
 let stack: TestStack;
 beforeAll(async () => {

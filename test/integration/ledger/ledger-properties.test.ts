@@ -4,8 +4,8 @@ import { QueryTypes } from 'sequelize';
 import { startTestStack, type TestStack } from '../../helpers/stack';
 import { registerWorkspace } from '../../helpers/clients';
 import { entryBody, ledgerApi, waitForClose } from '../../helpers/ledger';
-import { formatMinorUnits, numericToMinorUnits } from '../../../core/money';
-import { dayBefore } from '../../../core/calendar';
+import { formatMinorUnits, numericToMinorUnits } from '../../../core/ledger/money';
+import { dayBefore } from '../../../core/shared/calendar';
 
 let stack: TestStack;
 beforeAll(async () => {

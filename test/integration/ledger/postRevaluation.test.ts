@@ -6,7 +6,7 @@ import { addMember } from '../../helpers/members';
 import { entryBody, holdSnapshotStep, ledgerApi, waitForClose } from '../../helpers/ledger';
 import { revaluationApi, storeCbuRate, waitForRevaluation } from '../../helpers/currency';
 import { storedWebhooks, webhooksApi } from '../../helpers/webhook-endpoints';
-import { formatMinorUnits, numericToMinorUnits } from '../../../core/money';
+import { formatMinorUnits, numericToMinorUnits } from '../../../core/ledger/money';
 
 // Revaluation of foreign-currency balances (NAS 22) through the API and its workflow, including the two
 // exchange-difference bugs ERPNext users report. This file's CBU rates are dated in 2017 and 2018.

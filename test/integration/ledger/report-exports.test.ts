@@ -4,7 +4,7 @@ import ExcelJS from 'exceljs';
 import { startTestStack, type TestStack } from '../../helpers/stack';
 import { api, bearer, registerWorkspace, type Registered } from '../../helpers/clients';
 import { allEntries, entryBody, hledgerViews, ledgerApi, trialBalanceViews, type LineSpec } from '../../helpers/ledger';
-import { toHledgerJournal } from '../../../core/hledger';
+import { toHledgerJournal } from '../../../core/ledger/hledger';
 import { EXPORT_BATCH } from '../../../api/ledger/exports';
 
 // The reports (Forms 1 and 2 among them) and the journal as CSV, XLSX and (the journal) an hledger journal, chosen by Accept, against

@@ -3,7 +3,7 @@ import { QueryTypes } from 'sequelize';
 import { startTestStack, type TestStack } from '../../helpers/stack';
 import { registerWorkspace } from '../../helpers/clients';
 import { entryBody, ledgerApi, waitForClose } from '../../helpers/ledger';
-import { numericToMinorUnits } from '../../../core/money';
+import { numericToMinorUnits } from '../../../core/ledger/money';
 
 // The close of 31 December also closes the year: income and expenses into 9910, 9910 into 8710.
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
 import { QueryTypes } from 'sequelize';
 import { createSendGridMailer } from '../../../adapters/mail';
-import { MailRejectedError } from '../../../core/mail';
+import { MailRejectedError } from '../../../core/mail/mail';
 import { sendRecordedMail } from '../../../activities/mail/send-mail';
 import { startFakeSendGrid, type FakeSendGrid } from '../../helpers/fake-sendgrid';
 import { startTestStack, type TestStack } from '../../helpers/stack';

@@ -1,6 +1,6 @@
 import { generateKeyPairSync } from 'node:crypto';
 import jwt from 'jsonwebtoken';
-import { CLOCK_SKEW_SECONDS } from '../../../core/access-tokens';
+import { CLOCK_SKEW_SECONDS } from '../../../core/identity/access-tokens';
 import { startTestStack, type TestStack } from '../../helpers/stack';
 import { api, bearer, registerWorkspace, type Registered } from '../../helpers/clients';
 

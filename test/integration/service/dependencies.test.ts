@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { QueryTypes } from 'sequelize';
 import { createApp } from '../../../api/app';
-import { createLogger } from '../../../core/logger';
+import { createLogger } from '../../../runtime/logger';
 import { createOutboxMailer } from '../../../adapters/mail';
 import { storeOutboxMessage } from '../../../db/repositories/mail/outbox';
 import { openDatabase } from '../../../db/open';

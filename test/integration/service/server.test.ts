@@ -3,7 +3,7 @@
 import { networkInterfaces } from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { startServer, type RunningServer } from '../../../api/server';
-import { createLogger } from '../../../core/logger';
+import { createLogger } from '../../../runtime/logger';
 import { loadTestConfig } from '../../helpers/stack';
 
 const servers: RunningServer[] = [];

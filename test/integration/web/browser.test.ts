@@ -12,7 +12,7 @@ import { PASSWORD, api, bearer, readMail, registerWorkspace, uniqueEmail, waitFo
 import { codeFrom, enableEmailFactor, enableTotp, mailCount, totpCode } from '../../helpers/second-factors';
 import { storeCbuRate } from '../../helpers/currency';
 import { entryBody, ledgerApi } from '../../helpers/ledger';
-import { formatMinorUnits, numericToMinorUnits } from '../../../core/money';
+import { formatMinorUnits, numericToMinorUnits } from '../../../core/ledger/money';
 
 const SHOTS = path.join(__dirname, '..', '..', '.tmp', 'screenshots');
 let stack: TestStack;

@@ -3,7 +3,7 @@ import request from 'supertest';
 import { anotherApp, startTestStack, type TestStack } from '../../helpers/stack';
 import { api, bearer, registerWorkspace, type Registered } from '../../helpers/clients';
 import { webhooksApi } from '../../helpers/webhook-endpoints';
-import { createFactorSecrets } from '../../../core/factor-secrets';
+import { createFactorSecrets } from '../../../core/identity/factor-secrets';
 
 let stack: TestStack;
 let admin: Registered;

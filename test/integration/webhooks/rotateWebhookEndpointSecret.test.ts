@@ -2,7 +2,7 @@ import { QueryTypes } from 'sequelize';
 import { startTestStack, type TestStack } from '../../helpers/stack';
 import { registerWorkspace } from '../../helpers/clients';
 import { webhooksApi } from '../../helpers/webhook-endpoints';
-import { createFactorSecrets } from '../../../core/factor-secrets';
+import { createFactorSecrets } from '../../../core/identity/factor-secrets';
 
 let stack: TestStack;
 beforeAll(async () => {

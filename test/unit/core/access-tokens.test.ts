@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import jwt from 'jsonwebtoken';
-import { CLOCK_SKEW_SECONDS, createAccessTokenIssuer } from '../../../core/access-tokens';
-import { loadConfig } from '../../../core/config';
+import { CLOCK_SKEW_SECONDS, createAccessTokenIssuer } from '../../../core/identity/access-tokens';
+import { loadConfig } from '../../../runtime/config';
 
 const config = loadConfig({ NODE_ENV: 'test' }).jwt;
 const issuer = createAccessTokenIssuer(config);

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { dictionary } from '@zxcvbn-ts/language-common';
-import { isCommonPassword, loadCommonPasswords } from '../../../core/common-passwords';
+import { isCommonPassword, loadCommonPasswords } from '../../../core/identity/common-passwords';
 import { assertNewPassword } from '../../../api/identity/password-rules';
-import { AppError } from '../../../core/problems';
+import { AppError } from '../../../core/shared/problems';
 import { PASSWORD } from '../../helpers/clients';
 
 const reversed = (value: string) => [...value].reverse().join('');

@@ -1,4 +1,4 @@
-import { loadConfig } from '../../../core/config';
+import { loadConfig } from '../../../runtime/config';
 
 describe('configuration is validated at start-up', () => {
   test('webhook retries wait 10 s, 30 s, 2 min, … 4 h by default; WEBHOOK_RETRY_INTERVALS_MS replaces the waits', () => {

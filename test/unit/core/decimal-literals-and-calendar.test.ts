@@ -1,5 +1,5 @@
-import { parseDecimalLiteral, topLevelNumberLiterals } from '../../../core/decimal-literals';
-import { isCalendarDate, isInstant } from '../../../core/calendar';
+import { parseDecimalLiteral, topLevelNumberLiterals } from '../../../core/shared/decimal-literals';
+import { isCalendarDate, isInstant } from '../../../core/shared/calendar';
 
 describe('parseDecimalLiteral: exact decimals from JSON number text', () => {
   test.each([

@@ -1,5 +1,5 @@
-import { createHashGate } from '../../../core/hash-gate';
-import { AppError } from '../../../core/problems';
+import { createHashGate } from '../../../core/identity/hash-gate';
+import { AppError } from '../../../core/shared/problems';
 
 /** A piece of work the test finishes when it chooses. */
 function held<T>(value: T) {

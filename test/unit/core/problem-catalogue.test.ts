@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { PROBLEMS, problemTypeUri, type ProblemType } from '../../../core/problems';
+import { PROBLEMS, problemTypeUri, type ProblemType } from '../../../core/shared/problems';
 
 describe('docs/problems.md', () => {
   const doc = readFileSync(path.join(__dirname, '..', '..', '..', 'docs', 'problems.md'), 'utf8');

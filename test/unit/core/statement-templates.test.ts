@@ -7,8 +7,8 @@ import {
   type AccountAmount,
   type BalanceRule,
   type StatementTemplate,
-} from '../../../core/statement-templates';
-import { formatMinorUnits, toMinorUnits } from '../../../core/money';
+} from '../../../core/ledger/statement-forms';
+import { formatMinorUnits, toMinorUnits } from '../../../core/ledger/money';
 import { NAS21_CHART_OF_ACCOUNTS } from '../../../db/seeds/2026.11.21T08.00.00.nas21-chart-of-accounts';
 
 const TEMPLATES = [FORM_1, FORM_2];

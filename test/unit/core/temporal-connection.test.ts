@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { loadConfig } from '../../../core/config';
+import { loadConfig } from '../../../runtime/config';
 import { temporalConnectionOptions } from '../../../adapters/temporal/connection';
 
 const config = (env: Record<string, string>) => loadConfig({ NODE_ENV: 'development', ...env }).temporal;

@@ -1,4 +1,4 @@
-import { OWASP_ARGON2ID, createPasswordHasher, characterCount, legacyScryptHash, utf8Length } from '../../../core/passwords';
+import { OWASP_ARGON2ID, createPasswordHasher, characterCount, legacyScryptHash, utf8Length } from '../../../core/identity/passwords';
 
 const hasher = createPasswordHasher({ memoryKib: 4096, timeCost: 1 });
 

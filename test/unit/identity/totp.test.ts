@@ -1,7 +1,7 @@
 import { createCipheriv, hkdfSync, randomBytes } from 'node:crypto';
-import { base32Decode, base32Encode, hotp, matchTotpStep, otpauthUri, timeStep, totpAt } from '../../../core/totp';
-import { canonicalRecoveryCode, hashRecoveryCode, newRecoveryCode, recoveryCodeMatches } from '../../../core/recovery-codes';
-import { createFactorSecrets, newEmailCode } from '../../../core/factor-secrets';
+import { base32Decode, base32Encode, hotp, matchTotpStep, otpauthUri, timeStep, totpAt } from '../../../core/identity/totp';
+import { canonicalRecoveryCode, hashRecoveryCode, newRecoveryCode, recoveryCodeMatches } from '../../../core/identity/recovery-codes';
+import { createFactorSecrets, newEmailCode } from '../../../core/identity/factor-secrets';
 
 // RFC 6238 Appendix B: seeds are the ASCII strings below; the table gives eight-digit codes.
 const SEEDS = {

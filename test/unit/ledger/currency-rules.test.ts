@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import Decimal from 'decimal.js';
-import { convertToUzs, currencyDecimals, formatForeignAmount } from '../../../core/currency';
-import { applyStoredRates, prepareEntry, requestHash } from '../../../core/ledger';
-import { planRevaluation, revaluationRequestId, type ForeignBalance } from '../../../core/revaluation';
-import { formatMinorUnits, numericToMinorUnits } from '../../../core/money';
-import { AppError } from '../../../core/problems';
+import { convertToUzs, currencyDecimals, formatForeignAmount } from '../../../core/ledger/currency';
+import { applyStoredRates, prepareEntry, requestHash } from '../../../core/ledger/journal';
+import { planRevaluation, revaluationRequestId, type ForeignBalance } from '../../../core/ledger/revaluation';
+import { formatMinorUnits, numericToMinorUnits } from '../../../core/ledger/money';
+import { AppError } from '../../../core/shared/problems';
 
 describe('convertToUzs', () => {
   test.each([

@@ -1,9 +1,9 @@
 import fc from 'fast-check';
-import { checkPosting, MAX_ENTRY_TOTAL, prepareEntry, prepareReversal, type PostingFacts } from '../../../core/ledger';
-import { formatMinorUnits, toMinorUnits } from '../../../core/money';
-import { AppError } from '../../../core/problems';
+import { checkPosting, MAX_ENTRY_TOTAL, prepareEntry, prepareReversal, type PostingFacts } from '../../../core/ledger/journal';
+import { formatMinorUnits, toMinorUnits } from '../../../core/ledger/money';
+import { AppError } from '../../../core/shared/problems';
 
-// The ledger's pure rules (core/ledger.ts); the same rules hold in the database (see the ledger's integration tests).
+// The ledger's pure rules (core/ledger/journal.ts); the same rules hold in the database (see the ledger's integration tests).
 
 const amount = fc.bigInt({ min: 1n, max: 10n ** 12n }).map(formatMinorUnits);
 /** A balanced entry: debits and credits of random amounts whose sums are equal. */

@@ -1,5 +1,5 @@
 import { createMailDomains } from '../../../adapters/dns/mail-domains';
-import { syntaxProblem, validateEmail } from '../../../core/email-validation';
+import { syntaxProblem, validateEmail } from '../../../core/identity/email-validation';
 import { startDnsStub, type DnsStub } from '../../helpers/dns-stub';
 
 // DESIGN.md §7: syntax, then MX (or A) through node:dns, against a DNS server stub on 127.0.0.1.

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createFcmPushSender } from '../../../adapters/push';
-import { PushRejected, PushUnavailable, platformOf, settledState, type PushNotification } from '../../../core/push';
+import { PushRejected, PushUnavailable, platformOf, settledState, type PushNotification } from '../../../core/notifications/push';
 import { startFakeFcm, type FakeFcm } from '../../helpers/fake-fcm';
 
 // The FCM HTTP v1 adapter against a local fake of Google's token endpoint and FCM (no internet).

@@ -1,4 +1,4 @@
-import { holdsRole } from '../../../core/roles';
+import { holdsRole } from '../../../core/organisation/roles';
 
 describe('holdsRole: who may give a role, or change and remove its holders', () => {
   const employee = ['listDevices', 'registerDevice'];

@@ -1,4 +1,4 @@
-import { slugBase, slugCandidate } from '../../../core/slug';
+import { slugBase, slugCandidate } from '../../../core/organisation/slug';
 import { parseHost } from '../../../api/middleware/request-context';
 
 describe('workspace slugs', () => {

@@ -4,7 +4,7 @@ import Decimal from 'decimal.js';
 import fc from 'fast-check';
 import { parseCentralBankDocument, parseCommercialBankDocument } from '../../../adapters/rates';
 import { quoteTime } from '../../../adapters/rates/commercial-bank';
-import { MalformedRateDocument, parseRate, perUnit, ratesStatus } from '../../../core/rates';
+import { MalformedRateDocument, parseRate, perUnit, ratesStatus } from '../../../core/rates/rates';
 
 const fixture = (name: string): unknown => JSON.parse(readFileSync(path.join(__dirname, '..', '..', 'fixtures', 'rates', name), 'utf8'));
 const rateOf = (doc: ReturnType<typeof parseCentralBankDocument>, code: string) => doc.rates.find((r) => r.currency === code);

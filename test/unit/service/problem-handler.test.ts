@@ -2,8 +2,8 @@ import express from 'express';
 import request from 'supertest';
 import { problemHandler } from '../../../api/middleware/problems';
 import { requestContext } from '../../../api/middleware/request-context';
-import { createLogger } from '../../../core/logger';
-import { AppError } from '../../../core/problems';
+import { createLogger } from '../../../runtime/logger';
+import { AppError } from '../../../core/shared/problems';
 
 function appThrowing(err: unknown, lines: string[]) {
   const app = express();

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createWebhookSender, type WebhookSenderOptions } from '../../../adapters/webhooks/http-sender';
-import { EXCERPT_CHARS } from '../../../core/webhooks';
+import { EXCERPT_CHARS } from '../../../core/webhooks/webhooks';
 import { startDnsStub } from '../../helpers/dns-stub';
 
 // The sender against real receivers on this machine (node:http and node:https servers in the test).

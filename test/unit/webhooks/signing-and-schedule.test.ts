@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
-import { DEFAULT_RETRY_INTERVALS_MS, retryDelayMs, signedHeaders, webhookBody } from '../../../core/webhooks';
+import { DEFAULT_RETRY_INTERVALS_MS, retryDelayMs, signedHeaders, webhookBody } from '../../../core/webhooks/webhooks';
 
 const newSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
 

@@ -13,7 +13,7 @@ import {
 } from '../../../contracts/notifications';
 import { REFRESH_RATES_WORKFLOW, type FetchedRates, type RefreshRatesActivities, type RefreshRatesResult, type SourceOutcome } from '../../../contracts/rates';
 import { sendNotificationWorkflowId } from '../../../contracts/workflow-ids';
-import type { RateSourceCode } from '../../../core/rates';
+import type { RateSourceCode } from '../../../core/rates/rates';
 import { expectProfiles, failureOf, gate, outage, SETUP_TIMEOUT_MS, startWorkflowEnvironment, type WorkflowTestEnvironment } from './environment';
 
 let t: WorkflowTestEnvironment;

@@ -1,5 +1,5 @@
 import { formatMinorUnits } from './money';
-import { systemRequestId, type LedgerLine } from './ledger';
+import { systemRequestId, type LedgerLine } from './journal';
 
 // Year-end closing (NAS 21): at the close of the fiscal year's last day, the income and expense accounts
 // (9000–9899) are closed into 9910 "Final financial result", and 9910 into 8710 "Retained earnings (uncovered

@@ -1,13 +1,9 @@
 // Configuration is read once at start-up, validated, and passed down; nothing reads process.env later.
 import { isIP } from 'node:net';
 import { availableParallelism } from 'node:os';
-import type { FactorKey } from './factor-secrets';
-import { DEFAULT_RETRY_INTERVALS_MS } from './webhooks';
-
-export interface JwtKey {
-  kid: string;
-  secret: Buffer;
-}
+import type { AccessTokenSettings, JwtKey } from '../core/identity/access-tokens';
+import type { FactorKey } from '../core/identity/factor-secrets';
+import { DEFAULT_RETRY_INTERVALS_MS } from '../core/webhooks/webhooks';
 
 export interface Config {
   env: 'development' | 'test' | 'production';
@@ -51,12 +47,7 @@ export interface Config {
       activityTaskPollers: number;
     };
   };
-  jwt: {
-    issuer: string;
-    audience: string;
-    keys: JwtKey[]; // the first key signs; all verify (rotation)
-    accessTokenTtlSeconds: number;
-  };
+  jwt: AccessTokenSettings;
   sessions: {
     refreshIdleTtlSeconds: number; // sliding: each refresh extends up to this
     refreshAbsoluteTtlSeconds: number; // hard cap from the session's start

@@ -1,7 +1,7 @@
 import Decimal from 'decimal.js';
 import { convertToUzs, formatForeignAmount } from './currency';
 import { formatMinorUnits, numericToMinorUnits } from './money';
-import { systemRequestId, type LedgerLine } from './ledger';
+import { systemRequestId, type LedgerLine } from './journal';
 
 // Revaluation of foreign-currency balances (NAS 22), the arithmetic alone: per account, subaccount and
 // currency, the foreign balance at the closing rate against the UZS carrying amount, and the entry that

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
-import { AppError } from './problems';
+import { AppError } from '../shared/problems';
 import { formatMinorUnits, toMinorUnits } from './money';
 import { convertToUzs, currencyDecimals, decimalsOf, formatForeignAmount, FUNCTIONAL_CURRENCY, isKnownCurrency, type RateSourceKind } from './currency';
-import { canonical } from './rates';
+import { canonical } from '../rates/rates';
 
 // The ledger's rules that need no database: an entry's arithmetic, its idempotency key, a reversal's
 // mirror, and the checks of a posting against what the database answered. The database enforces the same

@@ -1,9 +1,21 @@
 import { createSecretKey, randomUUID, type KeyObject } from 'node:crypto';
 import jwt, { type JwtPayload } from 'jsonwebtoken';
-import type { Config } from './config';
 
 // Access tokens: HS256 only (pinned), a known `kid`, `typ: at+jwt` (RFC 9068), our issuer and audience.
 // They carry ids, never roles: permissions are read from the database on every request.
+
+/** A signing key: the first of the settings' keys signs, all of them verify (rotation). */
+export interface JwtKey {
+  kid: string;
+  secret: Buffer;
+}
+
+export interface AccessTokenSettings {
+  issuer: string;
+  audience: string;
+  keys: JwtKey[];
+  accessTokenTtlSeconds: number;
+}
 
 export interface AccessClaims {
   tenantId: string;
@@ -27,7 +39,7 @@ export interface AccessTokenIssuer {
   verify(token: string): AccessClaims | null;
 }
 
-export function createAccessTokenIssuer(config: Config['jwt']): AccessTokenIssuer {
+export function createAccessTokenIssuer(config: AccessTokenSettings): AccessTokenIssuer {
   // KeyObjects built once: handing jsonwebtoken raw secrets makes it build one per call.
   const keysById = new Map<string, KeyObject>(config.keys.map((k) => [k.kid, createSecretKey(k.secret)]));
   const signingKey = { kid: config.keys[0].kid, secret: keysById.get(config.keys[0].kid)! };

@@ -1,4 +1,4 @@
-import { AppError } from './problems';
+import { AppError } from '../shared/problems';
 
 // Password hashing is memory-hard and CPU-bound (Argon2id at 19 MiB and two passes is about 20 ms of one core; a scrypt hash stored before it, half a second).
 // Unbounded, a burst of logins takes every core from the event loop and from PostgreSQL, and every read
