@@ -1,7 +1,8 @@
 /**
- * Import rules between the layers, checked by `npm test` (scripts/check-imports.sh):
+ * Import rules between the layers, checked by `npm test` (docs/architecture.md draws them):
  * no cycles anywhere; workflows import only contracts/ and the Temporal workflow SDK; contracts/ is the only
- * bridge between the API and the workflows; core/ and adapters/ know no database; nothing imports the API;
+ * bridge between the API and the workflows; core/ and adapters/ know no database; core/ledger no I/O library;
+ * the API reaches Temporal through api/workflow-client.ts alone; nothing imports the API;
  * models are db/repositories' and the database drivers db/'s alone (everything above db/ calls repository functions).
  * @type {import('dependency-cruiser').IConfiguration}
  */
@@ -25,9 +26,52 @@ module.exports = {
     {
       name: 'core-imports-no-db',
       severity: 'error',
-      comment: 'core/ is plain domain code: no database, no HTTP layer, no workflows, no adapters.',
+      comment: 'core/ is plain domain code: no database, no HTTP layer, no workflows, no adapters, no runtime (config, logger).',
       from: { path: '^core/' },
-      to: { path: '^(db|api|workflows|activities|adapters|worker)/' },
+      to: { path: '^(db|api|workflows|activities|adapters|worker|runtime)/' },
+    },
+    {
+      name: 'core-reads-contracts-types-only',
+      severity: 'error',
+      comment: 'core/ may name the wire shapes generated from the OpenAPI document (contracts/openapi.ts), as types; nothing else of contracts/.',
+      from: { path: '^core/' },
+      to: { path: '^contracts/', pathNot: '^contracts/openapi\\.ts$' },
+    },
+    {
+      name: 'core-ledger-imports-no-io',
+      severity: 'error',
+      comment:
+        'The ledger\'s rules are pure: besides other pure core/ folders they use decimal.js and node:crypto\'s hashes, and the ' +
+        'wire types; no file, network, database, logging or Temporal library.',
+      from: { path: '^core/ledger/' },
+      to: {
+        pathNot: ['^core/(ledger|rates|shared)/', '^contracts/openapi\\.ts$', '^node_modules/decimal\\.js/', '^crypto$'],
+      },
+    },
+    {
+      name: 'core-domains-stay-apart',
+      severity: 'error',
+      comment:
+        'A core/ domain folder imports core/shared/ and the domains it builds on (the ledger reads rates), never a sibling ' +
+        'sideways: a new domain (invoices, bank, assets) builds on core/ledger, not the other way round.',
+      from: { path: '^core/(ledger|rates|shared)/' },
+      to: { path: '^core/(identity|organisation|audit|mail|notifications|webhooks)/' },
+    },
+    {
+      name: 'runtime-reads-core-only',
+      severity: 'error',
+      comment: 'runtime/ (config from the environment, the logger) is read by every layer; it imports only core/.',
+      from: { path: '^runtime/' },
+      to: { path: '^(db|api|workflows|activities|adapters|worker|contracts)/' },
+    },
+    {
+      name: 'one-door-to-temporal',
+      severity: 'error',
+      comment:
+        'In the API, only api/workflow-client.ts talks to Temporal (the SDK client and adapters/temporal): starts, results, ' +
+        'updates, the rates Schedule trigger and the readiness check. Elsewhere the client is a type that is passed in.',
+      from: { path: '^api/', pathNot: '^api/workflow-client\\.ts$' },
+      to: { path: ['^node_modules/@temporalio/', '^adapters/temporal/'], dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'adapters-import-no-db',

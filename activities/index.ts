@@ -1,7 +1,6 @@
-import { createRequestMagicLinkActivities, type RequestMagicLinkDeps } from './identity/request-magic-link';
+import { createMailLinkActivities, type MailLinkDeps } from './identity/mail-link';
 import { createRegisterActivities, type RegisterDeps } from './identity/register';
 import { createEmailChallengeActivities, type EmailChallengeDeps } from './identity/email-challenge';
-import { createRequestPasswordResetActivities, type RequestPasswordResetDeps } from './identity/request-password-reset';
 import { createClosePeriodActivities } from './ledger/close-period';
 import { createPostRevaluationActivities } from './ledger/post-revaluation';
 import { createMailInvitationActivities, type MailInvitationDeps } from './organisation/mail-invitation';
@@ -11,9 +10,8 @@ import { createSendNotificationActivities, type SendNotificationDeps } from './n
 import { createHousekeepingActivities, type HousekeepingDeps } from './housekeeping/housekeeping';
 import { createDeliverWebhookActivities, type DeliverWebhookDeps } from './webhooks/deliver-webhook';
 
-export type ActivityDeps = RequestMagicLinkDeps &
+export type ActivityDeps = MailLinkDeps &
   RegisterDeps &
-  RequestPasswordResetDeps &
   EmailChallengeDeps &
   MailInvitationDeps &
   AcceptInvitationDeps &
@@ -25,9 +23,8 @@ export type ActivityDeps = RequestMagicLinkDeps &
 /** Every activity the worker registers, built from its dependencies. */
 export function createActivities(deps: ActivityDeps) {
   return {
-    ...createRequestMagicLinkActivities(deps),
+    ...createMailLinkActivities(deps),
     ...createRegisterActivities(deps),
-    ...createRequestPasswordResetActivities(deps),
     ...createEmailChallengeActivities(deps),
     ...createClosePeriodActivities(deps),
     ...createPostRevaluationActivities(deps),

@@ -93,7 +93,7 @@ function createHandlers(
   // Webhook events are recorded by the operations that make the change, in its commit.
   const webhookEvents = createWebhookEvents({ workflows, taskQueue: deps.taskQueue ?? config.temporal.taskQueue });
   return {
-    ...serviceHandlers({ db, temporal: deps.temporal, doc }),
+    ...serviceHandlers({ db, workflows, doc }),
     ...mailHandlers({
       db,
       mailer: deps.mailer,
@@ -129,7 +129,7 @@ function createHandlers(
     ...ratesHandlers({
       rates: createRates({
         db,
-        temporal: deps.temporal,
+        workflows,
         schedule: { ...config.rates, taskQueue: deps.taskQueue ?? config.temporal.taskQueue },
       }),
     }),

@@ -1,6 +1,5 @@
 import type { Server } from 'node:http';
 import type { Express } from 'express';
-import { Client, Connection } from '@temporalio/client';
 import { loadConfig, type Config } from '../runtime/config';
 import { createLogger, type Logger } from '../runtime/logger';
 import { createMailer } from '../adapters/mail';
@@ -8,7 +7,7 @@ import { storeOutboxMessage } from '../db/repositories/mail/outbox';
 import { openDatabase } from '../db/open';
 import { createApp } from './app';
 import { createApiMetrics, metricsApp } from './http/metrics';
-import { temporalConnectionOptions } from '../adapters/temporal/connection';
+import { connectTemporal } from './workflow-client';
 
 export interface RunningServer {
   server: Server;
@@ -40,8 +39,7 @@ const close = (server: Server) => new Promise<void>((resolve) => server.close(()
  */
 export async function startServer(config: Config, logger: Logger): Promise<RunningServer> {
   const db = openDatabase(config.database.url, { poolMax: config.database.poolMax });
-  const connection = await Connection.connect(temporalConnectionOptions(config.temporal));
-  const temporal = new Client({ connection, namespace: config.temporal.namespace });
+  const { client: temporal, connection } = await connectTemporal(config.temporal);
   const metrics = createApiMetrics(db);
   const app = createApp({
     config,

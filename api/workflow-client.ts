@@ -1,9 +1,10 @@
 import {
+  Client,
+  Connection,
   WorkflowFailedError,
   WorkflowNotFoundError,
   WorkflowUpdateFailedError,
   WorkflowUpdateRPCTimeoutOrCancelledError,
-  type Client,
 } from '@temporalio/client';
 import { ApplicationFailure, type UpdateDefinition, type Workflow } from '@temporalio/common';
 import type { Sequelize } from 'sequelize';
@@ -13,6 +14,9 @@ import type { IdReusePolicy, StartOutcome } from '../contracts/workflow-starts';
 import { enqueueWorkflowStart, settleWorkflowStarts, type StartFilter } from '../db/repositories/workflows/starts';
 import type { Tx } from '../db/connection';
 import { workflowStarter } from '../adapters/temporal/start-workflow';
+import { triggerRatesRefresh, type RatesScheduleSettings } from '../adapters/temporal/rates-schedule';
+import { temporalConnectionOptions } from '../adapters/temporal/connection';
+import type { Config } from '../runtime/config';
 import type { ApiMetrics } from './http/metrics';
 
 // The API's only door to Temporal: it starts workflows, waits for results and sends updates, and it is
@@ -81,6 +85,16 @@ export interface WorkflowClient {
    * Answers `null` when the workflow does not exist or has already ended.
    */
   update<Ret, Arg>(workflowId: string, update: UpdateDefinition<Ret, [Arg]>, arg: Arg): Promise<Ret | null>;
+  /** Asks the rates Schedule for a run now (creating the Schedule first if it is missing). */
+  triggerRatesRefresh(schedule: RatesScheduleSettings): Promise<void>;
+  /** Whether the Temporal frontend answers within `deadlineMs` (the deadline ends the RPC and its retries too). */
+  reachable(deadlineMs: number): Promise<boolean>;
+}
+
+/** The API process's connection to Temporal (TLS and API key as configured); the caller closes it at stop. */
+export async function connectTemporal(settings: Config['temporal']): Promise<{ client: Client; connection: Connection }> {
+  const connection = await Connection.connect(temporalConnectionOptions(settings));
+  return { client: new Client({ connection, namespace: settings.namespace }), connection };
 }
 
 export function createWorkflowClient(
@@ -142,5 +156,11 @@ export function createWorkflowClient(
         throw err;
       }
     },
+    triggerRatesRefresh: (schedule) => triggerRatesRefresh(client, schedule),
+    reachable: (deadlineMs) =>
+      client.withDeadline(Date.now() + deadlineMs, () => client.workflowService.getSystemInfo({})).then(
+        () => true,
+        () => false,
+      ),
   };
 }

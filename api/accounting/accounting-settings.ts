@@ -5,7 +5,7 @@ import type { Schemas } from '../http/operation-handler';
 import type { Principal, RequestContext } from '../http/context';
 import { recordCallerEvent } from '../audit/caller-events';
 import type { CompanyScopes } from '../organisation/company-scope';
-import { ACCOUNT_TYPES } from './chart-of-accounts';
+import { ACCOUNT_TYPES } from '../../core/ledger/accounts';
 
 type CompanyAccountingSettings = Schemas['CompanyAccountingSettings'];
 

@@ -8,21 +8,14 @@ import {
   type CompanyAccountRow,
 } from '../../db/repositories/accounting/chart-of-accounts';
 import { AppError } from '../../core/shared/problems';
+import { normalSideOf, type AccountType } from '../../core/ledger/accounts';
 import type { Schemas } from '../http/operation-handler';
 import type { Principal, RequestContext } from '../http/context';
 import { recordCallerEvent } from '../audit/caller-events';
 import type { CompanyScopes } from '../organisation/company-scope';
 import { pageOf } from '../http/pages';
 
-export type AccountType = Schemas['AccountType'];
 type CompanyAccount = Schemas['CompanyAccount'];
-
-export const ACCOUNT_TYPES: AccountType[] = ['ASSET', 'CONTRA_ASSET', 'LIABILITY', 'EQUITY', 'INCOME', 'EXPENSE'];
-
-/** Assets and expenses grow on the debit side; contra-assets, liabilities, equity and income on the credit side. */
-export function normalSideOf(type: AccountType): 'DEBIT' | 'CREDIT' {
-  return type === 'ASSET' || type === 'EXPENSE' ? 'DEBIT' : 'CREDIT';
-}
 
 function toCompanyAccount(row: CompanyAccountRow): CompanyAccount {
   const normalSide = normalSideOf(row.type);

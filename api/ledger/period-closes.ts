@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import Decimal from 'decimal.js';
 import type { Tx } from '../../db/connection';
 import { accountInfo, type LedgerScope } from '../../db/repositories/ledger/journal';
 import {
@@ -17,7 +16,7 @@ import { formatMinorUnits, numericToMinorUnits } from '../../core/ledger/money';
 import { formatForeignAmount } from '../../core/ledger/currency';
 import { closePeriodWorkflowId } from '../../contracts/workflow-ids';
 import { CLOSE_PERIOD_WORKFLOW, type ClosePeriodWorkflow } from '../../contracts/ledger';
-import { normalSideOf, type AccountType } from '../accounting/chart-of-accounts';
+import { foreignBalance, normalBalance, normalSideOf, type AccountType } from '../../core/ledger/accounts';
 import type { WorkflowClient } from '../workflow-client';
 import { recordCallerEvent } from '../audit/caller-events';
 import type { Principal, RequestContext } from '../http/context';
@@ -25,17 +24,6 @@ import type { Schemas } from '../http/operation-handler';
 import type { CompanyScopes } from '../organisation/company-scope';
 
 type PeriodClose = Schemas['PeriodClose'];
-
-/** The balance on the account's normal side: debits minus credits for debit-side accounts, else the reverse. */
-export function normalBalance(type: AccountType | undefined, debit: bigint, credit: bigint): bigint {
-  return type && normalSideOf(type) === 'CREDIT' ? credit - debit : debit - credit;
-}
-
-/** A foreign balance (debit positive, as stored) on the account's normal side. */
-export function foreignBalance(type: AccountType | undefined, debitPositive: string): string {
-  const value = new Decimal(debitPositive);
-  return (type && normalSideOf(type) === 'CREDIT' ? value.negated() : value).toFixed();
-}
 
 function todayUtc(): string {
   return new Date().toISOString().slice(0, 10);

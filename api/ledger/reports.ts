@@ -1,18 +1,16 @@
 import Decimal from 'decimal.js';
-import type { Tx } from '../../db/connection';
-import { accountInfo, type LedgerScope } from '../../db/repositories/ledger/journal';
-import { balancesThrough, lastCompletedClose, type BalanceRow } from '../../db/repositories/ledger/period-closes';
+import { accountInfo } from '../../db/repositories/ledger/journal';
+import { cumulativeThrough, type BalanceRow } from '../../db/repositories/ledger/period-closes';
 import { statementPage, statementTotals, turnoversBetween, type StatementLineData } from '../../db/repositories/ledger/reports';
 import { formatMinorUnits, numericToMinorUnits } from '../../core/ledger/money';
 import { dayBefore, daysBetween } from '../../core/shared/calendar';
 import { AppError } from '../../core/shared/problems';
 import { formatForeignAmount } from '../../core/ledger/currency';
-import { normalSideOf, type AccountType } from '../accounting/chart-of-accounts';
+import { normalBalance, normalSideOf, type AccountType } from '../../core/ledger/accounts';
 import type { Principal } from '../http/context';
 import type { Schemas } from '../http/operation-handler';
 import { pageOf, type PageQuery } from '../http/pages';
 import type { CompanyScopes } from '../organisation/company-scope';
-import { normalBalance } from './period-closes';
 
 type TurnoverSheet = Schemas['TurnoverSheet'];
 type TurnoverRow = Schemas['TurnoverRow'];
@@ -24,12 +22,6 @@ function checkRange(from: string, to: string): void {
   const days = daysBetween(from, to);
   if (days < 1) throw new AppError('validation', '`to` is before `from`', { errors: [{ path: '/query/to', message: 'must be on or after from' }] });
   if (days > MAX_DAYS) throw new AppError('validation', `A report covers at most ${MAX_DAYS} days`, { errors: [{ path: '/query/to', message: `must be within ${MAX_DAYS} days of from` }] });
-}
-
-/** Cumulative totals through a day: the last snapshot at or before it (`base`) plus the lines after it. */
-export async function cumulativeThrough(tx: Tx, scope: LedgerScope, date: string, filter: Parameters<typeof balancesThrough>[4]) {
-  const base = await lastCompletedClose(tx, scope, { atOrBefore: date });
-  return { base, rows: await balancesThrough(tx, scope, base, date, filter) };
 }
 
 interface Sums {

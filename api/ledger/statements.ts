@@ -4,12 +4,13 @@ import { turnoversBetween } from '../../db/repositories/ledger/reports';
 import { formatMinorUnits, numericToMinorUnits } from '../../core/ledger/money';
 import { dayBefore, daysBetween } from '../../core/shared/calendar';
 import { AppError } from '../../core/shared/problems';
-import { evaluateStatement, rowContributions, templateOn, type AccountAmount, type StatementTemplate } from '../../core/ledger/statement-forms';
+import { templateOn, type StatementTemplate } from '../../core/ledger/statement-forms';
+import { evaluateStatement, rowContributions, type AccountAmount } from '../../core/ledger/statement-evaluator';
 import type { Tx } from '../../db/connection';
 import type { Principal } from '../http/context';
 import type { Schemas } from '../http/operation-handler';
 import type { CompanyScopes } from '../organisation/company-scope';
-import { cumulativeThrough } from './reports';
+import { cumulativeThrough } from '../../db/repositories/ledger/period-closes';
 
 type FinancialStatement = Schemas['FinancialStatement'];
 

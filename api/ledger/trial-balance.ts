@@ -2,12 +2,11 @@ import Decimal from 'decimal.js';
 import { accountInfo } from '../../db/repositories/ledger/journal';
 import { formatMinorUnits, numericToMinorUnits } from '../../core/ledger/money';
 import { formatForeignAmount } from '../../core/ledger/currency';
-import type { AccountType } from '../accounting/chart-of-accounts';
 import type { Principal } from '../http/context';
 import type { Schemas } from '../http/operation-handler';
 import type { CompanyScopes } from '../organisation/company-scope';
-import { foreignBalance, normalBalance } from './period-closes';
-import { cumulativeThrough } from './reports';
+import { foreignBalance, normalBalance, type AccountType } from '../../core/ledger/accounts';
+import { cumulativeThrough } from '../../db/repositories/ledger/period-closes';
 
 /** Trial balances, read from the last snapshot at or before the date plus the lines after it. */
 export function createTrialBalances(companies: CompanyScopes) {

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import type { Client } from '@temporalio/client';
 import type { Sequelize } from 'sequelize';
 import { isCalendarDate } from '../../core/shared/calendar';
 import { AppError } from '../../core/shared/problems';
 import { BASE_CURRENCY, currencySymbol, currencyName, ratesStatus, tashkentDate, type RateSourceCode } from '../../core/rates/rates';
 import { withTenant } from '../../db/connection';
 import { publicationOn, sourceState } from '../../db/repositories/rates/rates';
-import { triggerRatesRefresh, type RatesScheduleSettings } from '../../adapters/temporal/rates-schedule';
+import type { RatesScheduleSettings } from '../../adapters/temporal/rates-schedule';
+import type { WorkflowClient } from '../workflow-client';
 import type { Principal, RequestContext } from '../http/context';
 import type { Schemas } from '../http/operation-handler';
 import { recordCallerEvent } from '../audit/caller-events';
@@ -20,7 +20,7 @@ type CurrencyView = Schemas['CurrencyView'];
 const numberOf = (value: string | null): number | null => (value === null ? null : Number(value));
 
 /** Exchange rates (DESIGN.md §6): read from the stored publications, refreshed through the Schedule. */
-export function createRates(deps: { db: Sequelize; temporal: Client; schedule: RatesScheduleSettings; now?: () => Date }) {
+export function createRates(deps: { db: Sequelize; workflows: Pick<WorkflowClient, 'triggerRatesRefresh'>; schedule: RatesScheduleSettings; now?: () => Date }) {
   const { db, schedule } = deps;
   const now = deps.now ?? (() => new Date());
 
@@ -85,7 +85,7 @@ export function createRates(deps: { db: Sequelize; temporal: Client; schedule: R
         details: `schedule ${schedule.scheduleId}`,
       });
       try {
-        await triggerRatesRefresh(deps.temporal, schedule);
+        await deps.workflows.triggerRatesRefresh(schedule);
       } catch (err) {
         throw new AppError('dependency-unavailable', `The rate refresh could not be requested: Temporal did not answer (${(err as Error).message})`);
       }

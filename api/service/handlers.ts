@@ -1,13 +1,13 @@
-import type { Client } from '@temporalio/client';
 import type { Sequelize } from 'sequelize';
 import type { OpenApiDocument } from '../../contracts/operations';
 import { pingDatabase } from '../../db/repositories/service/readiness';
 import { publicOperation, type HandlersOf } from '../http/operation-handler';
+import type { WorkflowClient } from '../workflow-client';
 
 export type ServiceOperation = 'getHealth' | 'getReadiness' | 'getApiIndex' | 'getOpenApiDocument';
 
 /** The process itself: liveness, readiness of its dependencies, and the document it serves. */
-export function serviceHandlers(deps: { db: Sequelize; temporal: Client; doc: OpenApiDocument }): HandlersOf<ServiceOperation> {
+export function serviceHandlers(deps: { db: Sequelize; workflows: Pick<WorkflowClient, 'reachable'>; doc: OpenApiDocument }): HandlersOf<ServiceOperation> {
   return {
     getHealth: publicOperation(() => ({ status: 200, body: { status: 'UP' } })),
 
@@ -16,10 +16,7 @@ export function serviceHandlers(deps: { db: Sequelize; temporal: Client; doc: Op
         Promise.race([p, new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout')), 2000).unref())]);
       const [postgres, temporal] = await Promise.all([
         within(pingDatabase(deps.db)).then(() => 'UP' as const, () => 'DOWN' as const),
-        // The deadline ends the RPC itself (and its retries), not only our wait for it.
-        deps.temporal
-          .withDeadline(Date.now() + 2000, () => deps.temporal.workflowService.getSystemInfo({}))
-          .then(() => 'UP' as const, () => 'DOWN' as const),
+        deps.workflows.reachable(2000).then((up) => (up ? ('UP' as const) : ('DOWN' as const))),
       ]);
       const ready = postgres === 'UP' && temporal === 'UP';
       return ready

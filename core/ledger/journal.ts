@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { components } from '../../contracts/openapi';
 import { AppError } from '../shared/problems';
 import { formatMinorUnits, toMinorUnits } from './money';
 import { convertToUzs, currencyDecimals, decimalsOf, formatForeignAmount, FUNCTIONAL_CURRENCY, isKnownCurrency, type RateSourceKind } from './currency';
@@ -8,23 +9,14 @@ import { canonical } from '../rates/rates';
 // mirror, and the checks of a posting against what the database answered. The database enforces the same
 // rules again (balanced totals, lines adding up, no line on a header account, the cut-off).
 
-/** A line as it is written: amounts as decimal strings with two places, exactly one of them above zero. */
-export interface LedgerLine {
-  lineNo: number;
-  accountCode: string;
-  subaccountId: string | null;
-  debit: string;
-  credit: string;
-  memo: string | null;
-  /** A foreign line's currency (never UZS); null, with the four fields after it, on a UZS line. */
-  currency: string | null;
-  /** In the currency's own decimals; on the same side as the UZS amount. "0" only on a revaluation line. */
-  currencyAmount: string | null;
-  /** UZS per one unit; null on a CBU line until the stored rate of the entry date is read. */
-  rate: string | null;
-  rateSource: RateSourceKind | null;
-  rateDate: string | null;
-}
+/**
+ * A line as it is written and read back: the API's JournalLine (one declaration, in the OpenAPI document).
+ * Amounts are decimal strings with two places, exactly one of them above zero; a foreign line's currency is
+ * never UZS, and a UZS line has null in `currency` and the four fields after it. `currencyAmount` is in the
+ * currency's own decimals, "0" only on a revaluation line; `rate` is null on a CBU line until the stored rate
+ * of the entry date is read.
+ */
+export type LedgerLine = components['schemas']['JournalLine'];
 
 export interface LineInput {
   accountCode: string;

@@ -1,7 +1,5 @@
 import { DataTypes, Model, type CreationOptional, type InferAttributes, type InferCreationAttributes, type Sequelize } from 'sequelize';
-import type { components } from '../../contracts/openapi';
-
-type AccountType = components['schemas']['AccountType'];
+import type { AccountType } from '../../core/ledger/accounts';
 
 /** custom = false: overrides a global account's name and enabled (type null); custom = true: the company's own account. */
 export class CompanyAccount extends Model<InferAttributes<CompanyAccount>, InferCreationAttributes<CompanyAccount>> {

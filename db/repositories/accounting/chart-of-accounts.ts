@@ -1,11 +1,10 @@
 import { fn, literal } from 'sequelize';
 import { CompanyAccount } from '../../models';
 import { selectRows, transactionOf, type Db, type Statement } from '../../connection';
-import type { components } from '../../../contracts/openapi';
+import type { AccountType } from '../../../core/ledger/accounts';
 import type { CompanyScope } from '../organisation/companies';
 
 export type { CompanyScope };
-type AccountType = components['schemas']['AccountType'];
 
 // The company's chart is the global chart merged with the company's rows: its reads are raw SQL (a query over
 // two tables that the models cannot express), and so are its inserts (conditional on the global chart, and

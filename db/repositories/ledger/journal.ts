@@ -2,6 +2,7 @@ import { Op } from 'sequelize';
 import { JournalLine } from '../../models';
 import { selectRows, transactionOf, type Db, type Statement } from '../../connection';
 import type { CompanyScope } from '../organisation/companies';
+import type { LedgerLine } from '../../../core/ledger/journal';
 
 // Journal entries and lines. Serves postJournalEntry (postJournalEntryStatement), reverseJournalEntry,
 // listJournalEntries, getJournalEntry, and the account look-ups of getTrialBalance and closePeriod.
@@ -13,20 +14,6 @@ import type { CompanyScope } from '../organisation/companies';
 // table, read through the model.
 
 export type LedgerScope = CompanyScope;
-
-export interface NewLine {
-  lineNo: number;
-  accountCode: string;
-  subaccountId: string | null;
-  debit: string;
-  credit: string;
-  memo: string | null;
-  currency: string | null;
-  currencyAmount: string | null;
-  rate: string | null;
-  rateSource: 'CBU' | 'BANK' | 'MANUAL' | null;
-  rateDate: string | null;
-}
 
 export interface EntryRow {
   id: string;
@@ -82,7 +69,7 @@ export interface NewEntry {
  * until commit, so numbers are gapless and a period close that moves the cut-off waits for postings in
  * flight, after which every later one sees it. One round trip while the row is held keeps that window short.
  */
-export function postJournalEntryStatement(scope: LedgerScope, entry: NewEntry, lines: NewLine[]): Statement {
+export function postJournalEntryStatement(scope: LedgerScope, entry: NewEntry, lines: LedgerLine[]): Statement {
   return {
     sql: `WITH counter AS (
        INSERT INTO ledger_states AS s (tenant_id, legal_entity_id, next_entry_number) VALUES (:tenantId, :legalEntityId, 2)

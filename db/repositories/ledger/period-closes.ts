@@ -182,6 +182,14 @@ export async function balancesThrough(
   );
 }
 
+export type BalanceFilter = Parameters<typeof balancesThrough>[4];
+
+/** Cumulative totals through a day: the last completed close at or before it (`base`) plus the lines after it. */
+export async function cumulativeThrough(tx: Db, scope: LedgerScope, date: string, filter: BalanceFilter = {}) {
+  const base = await lastCompletedClose(tx, scope, { atOrBefore: date });
+  return { base, rows: await balancesThrough(tx, scope, base, date, filter) };
+}
+
 /** The advisory lock that makes the snapshot step of one company's close date single-writer. */
 export function snapshotLockKey(legalEntityId: string, closeDate: string): string {
   return `period-close:${legalEntityId}:${closeDate}`;

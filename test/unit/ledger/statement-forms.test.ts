@@ -1,13 +1,6 @@
 import fc from 'fast-check';
-import {
-  evaluateStatement,
-  formulaTerms,
-  FORM_1,
-  FORM_2,
-  type AccountAmount,
-  type BalanceRule,
-  type StatementTemplate,
-} from '../../../core/ledger/statement-forms';
+import { FORM_1, FORM_2, type BalanceRule, type StatementTemplate } from '../../../core/ledger/statement-forms';
+import { evaluateStatement, formulaTerms, type AccountAmount } from '../../../core/ledger/statement-evaluator';
 import { formatMinorUnits, toMinorUnits } from '../../../core/ledger/money';
 import { NAS21_CHART_OF_ACCOUNTS } from '../../../db/seeds/2026.11.21T08.00.00.nas21-chart-of-accounts';
 
