@@ -75,7 +75,7 @@ function shownHost(listenHost: string): string {
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const logger = createLogger(config.logLevel, { service: 'api' });
+  const logger = createLogger(config.logLevel, { service: 'api' }, undefined, config.logFormat);
   const running = await startServer(config, logger);
   const host = shownHost(config.listenHost);
   logger.info('api started', {

@@ -16,6 +16,8 @@ export interface Config {
   /** Where links in mail point to (the front end or this API). */
   publicUrl: string;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+  /** JSON lines (log collectors) or pino-pretty's text (a person at a terminal): LOG_FORMAT, by default pretty only in development on a TTY. */
+  logFormat: 'json' | 'pretty';
   database: {
     url: string; // application role: owns nothing, subject to row-level security
     ownerUrl: string; // owner role: runs migrations
@@ -289,7 +291,7 @@ function temporalTls(env: Env): Config['temporal']['tls'] {
   return { caFile: env.TEMPORAL_TLS_CA_FILE || null, certFile, keyFile, serverName: env.TEMPORAL_TLS_SERVER_NAME || null };
 }
 
-export function loadConfig(env: Env = process.env): Config {
+export function loadConfig(env: Env = process.env, terminal: { stdoutIsTty: boolean } = { stdoutIsTty: process.stdout.isTTY === true }): Config {
   // No default: the development keys and the readable mail outbox are opt-in (npm start sets development),
   // so a process started without NODE_ENV refuses to start instead of running with public keys.
   const nodeEnv = env.NODE_ENV ?? '';
@@ -317,6 +319,7 @@ export function loadConfig(env: Env = process.env): Config {
     baseDomain: str(env, 'BASE_DOMAIN', 'localhost').toLowerCase(),
     publicUrl: str(env, 'PUBLIC_URL', `http://localhost:${int(env, 'PORT', 3000, 0, 65535)}`),
     logLevel: str(env, 'LOG_LEVEL', nodeEnv === 'test' ? 'warn' : 'info') as Config['logLevel'],
+    logFormat: str(env, 'LOG_FORMAT', nodeEnv === 'development' && terminal.stdoutIsTty ? 'pretty' : 'json') as Config['logFormat'],
     database: {
       url: str(env, 'DATABASE_URL', `postgres://accounting_app:accounting_app@${pgHost}/${dbName}`),
       ownerUrl: str(env, 'DATABASE_OWNER_URL', `postgres://accounting_owner:accounting_owner@${pgHost}/${dbName}`),
@@ -448,6 +451,8 @@ export function loadConfig(env: Env = process.env): Config {
   if (!['debug', 'info', 'warn', 'error', 'silent'].includes(config.logLevel)) {
     throw new ConfigError('LOG_LEVEL must be debug, info, warn, error or silent');
   }
+  if (!['json', 'pretty'].includes(config.logFormat)) throw new ConfigError('LOG_FORMAT must be json or pretty');
+  if (production && config.logFormat === 'pretty') throw new ConfigError('LOG_FORMAT=pretty is for a terminal: production logs are JSON lines');
   if (production && !config.push.fcmServiceAccountFile) throw new ConfigError('PUSH_FCM_SERVICE_ACCOUNT_FILE is required in production');
   if (production && callbackToken.length < 32) throw new ConfigError('MAIL_CALLBACK_TOKEN (at least 32 characters) is required in production');
   if (production && config.listenHost === '') {

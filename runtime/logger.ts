@@ -2,7 +2,10 @@ import pino, { type DestinationStream, type Logger as PinoLogger } from 'pino';
 
 // Structured JSON logs, one line per event, through pino: written asynchronously to stdout (flushed on
 // exit), so an access-log line never holds up a request. Callers pass fields;
-// secrets are never passed in, and field names that look like secrets are redacted anyway.
+// secrets are never passed in, and field names that look like secrets are redacted anyway. For a person at
+// a terminal (development), the same events go through pino-pretty's transport (a worker thread) as text;
+// redaction happens before either.
+
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 export type LogFields = Record<string, unknown>;
@@ -47,12 +50,28 @@ function stdoutDestination(): DestinationStream {
   return stdout;
 }
 
+let pretty: DestinationStream | null = null;
+/** pino-pretty in a worker thread: coloured, one line per event, with its fields below it. */
+function prettyDestination(): DestinationStream {
+  pretty ??= pino.transport({ target: 'pino-pretty', options: { destination: 1, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname,service', messageFormat: '{service}: {msg}', singleLine: true } });
+  return pretty!;
+}
+
 /**
  * `write`, when given, receives each line synchronously (tests, the secret scan); otherwise lines go to
  * stdout asynchronously. Fields: time (ISO 8601), level (its name), msg, the base fields, then the call's.
  */
-export function createLogger(level: LogLevel | 'silent', base: LogFields = {}, write?: (line: string) => void): Logger {
-  const destination: DestinationStream = write ? { write: (line: string) => write(line.replace(/\n$/, '')) } : stdoutDestination();
+export function createLogger(
+  level: LogLevel | 'silent',
+  base: LogFields = {},
+  write?: (line: string) => void,
+  format: 'json' | 'pretty' = 'json',
+): Logger {
+  const destination: DestinationStream = write
+    ? { write: (line: string) => write(line.replace(/\n$/, '')) }
+    : format === 'pretty'
+      ? prettyDestination()
+      : stdoutDestination();
   const log = pino(
     {
       level,

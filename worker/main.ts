@@ -14,7 +14,7 @@ import { temporalConnectionOptions } from '../adapters/temporal/connection';
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const logger = createLogger(config.logLevel, { service: 'worker' });
+  const logger = createLogger(config.logLevel, { service: 'worker' }, undefined, config.logFormat);
   // The SDK's own log lines go through the same JSON logger as ours.
   const sdkLog = logger.child({ component: 'temporal-sdk' });
   Runtime.install({

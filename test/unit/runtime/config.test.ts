@@ -6,6 +6,16 @@ describe('configuration is validated at start-up', () => {
     expect(loadConfig({ NODE_ENV: 'development', WEBHOOK_RETRY_INTERVALS_MS: '200, 400' }).webhooks.retryIntervalsMs).toEqual([200, 400]);
   });
 
+  test('logs are text for a person at a terminal in development, JSON lines everywhere else; LOG_FORMAT decides when set', () => {
+    const tty = { stdoutIsTty: true };
+    const pipe = { stdoutIsTty: false };
+    expect(loadConfig({ NODE_ENV: 'development' }, tty).logFormat).toBe('pretty');
+    expect(loadConfig({ NODE_ENV: 'development' }, pipe).logFormat).toBe('json');
+    expect(loadConfig({ NODE_ENV: 'test' }, tty).logFormat).toBe('json');
+    expect(loadConfig({ NODE_ENV: 'development', LOG_FORMAT: 'json' }, tty).logFormat).toBe('json');
+    expect(() => loadConfig({ NODE_ENV: 'development', LOG_FORMAT: 'yaml' }, tty)).toThrow(/LOG_FORMAT must be json or pretty/);
+  });
+
   test('defaults: 15-minute access tokens, refresh tokens sliding within an absolute limit', () => {
     const config = loadConfig({ NODE_ENV: 'development' });
     expect(config.jwt.accessTokenTtlSeconds).toBe(900);
@@ -53,6 +63,8 @@ describe('configuration is validated at start-up', () => {
     };
     expect(() => loadConfig(production)).toThrow(/LISTEN_HOST is required in production/);
     expect(loadConfig({ ...production, LISTEN_HOST: '10.0.0.5' }).listenHost).toBe('10.0.0.5');
+    expect(loadConfig({ ...production, LISTEN_HOST: '10.0.0.5' }, { stdoutIsTty: true }).logFormat).toBe('json');
+    expect(() => loadConfig({ ...production, LISTEN_HOST: '10.0.0.5', LOG_FORMAT: 'pretty' })).toThrow(/production logs are JSON lines/);
   });
 
   test('"development defaults must be opt-in": without NODE_ENV the process refuses to start, saying why', () => {
