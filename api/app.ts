@@ -40,6 +40,7 @@ import { createApiMetrics, type ApiMetrics } from './http/metrics';
 import { docsRoutes } from './service/docs';
 import { webRoutes } from './web/routes';
 import { createMailDomains } from '../adapters/dns/mail-domains';
+import { isCalendarDate, isInstant } from '../core/shared/calendar';
 import type { MailDomains } from '../core/identity/email-validation';
 import { ratesHandlers } from './rates/handlers';
 import { createRates } from './rates/rates';
@@ -180,6 +181,8 @@ export function createApp(deps: AppDeps): Express {
         validateSecurity: false,
         validateFormats: true,
         ajvFormats: { mode: 'full' }, // dates that do not exist (2025-02-30) are 400, not a database error
+        // Every date and instant of every request, in one place: a day that exists, from 1900-01-01 to 9999-12-31.
+        formats: { date: { type: 'string', validate: isCalendarDate }, 'date-time': { type: 'string', validate: isInstant } },
         ignoreUndocumented: false,
       }),
     }),

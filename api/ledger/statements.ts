@@ -2,7 +2,7 @@ import { type LedgerScope } from '../../db/repositories/ledger/journal';
 import type { BalanceRow } from '../../db/repositories/ledger/period-closes';
 import { turnoversBetween } from '../../db/repositories/ledger/reports';
 import { formatMinorUnits, numericToMinorUnits } from '../../core/ledger/money';
-import { dayBefore, daysBetween } from '../../core/shared/calendar';
+import { dayBefore, daysBetween, FIRST_DATE } from '../../core/shared/calendar';
 import { AppError } from '../../core/shared/problems';
 import { templateOn, type StatementTemplate } from '../../core/ledger/statement-forms';
 import { evaluateStatement, rowContributions, type AccountAmount } from '../../core/ledger/statement-evaluator';
@@ -93,10 +93,23 @@ function statementOf(template: StatementTemplate, current: AccountAmount[], prio
   });
 }
 
+/**
+ * A statement's prior column is a year earlier, so its first day must be a day the books can name: a statement
+ * of 1900 (the first year) has none, and is refused rather than answered with dates outside the calendar.
+ */
+function checkPriorColumn(priorDay: string, path: string): void {
+  if (priorDay < FIRST_DATE) {
+    throw new AppError('validation', `A statement's prior column is the year before; the first day it can cover is ${FIRST_DATE}`, {
+      errors: [{ path, message: `must leave a prior column on or after ${FIRST_DATE}` }],
+    });
+  }
+}
+
 /** Form 1 (balance sheet) and Form 2 (financial results) from the templates in effect, with a prior column. */
 export function createStatements(companies: CompanyScopes) {
   async function getBalanceSheet(principal: Principal, legalEntityId: string, asOf: string): Promise<FinancialStatement> {
     const priorTo = `${String(Number(asOf.slice(0, 4)) - 1).padStart(4, '0')}-12-31`;
+    checkPriorColumn(priorTo, '/query/asOf');
     const template = templateOn('FORM_1', asOf);
     return companies.read(principal, legalEntityId, async (tx, scope) => ({
       ...header(template),
@@ -115,6 +128,7 @@ export function createStatements(companies: CompanyScopes) {
     const template = templateOn('FORM_2', to);
     const priorFrom = yearBefore(from);
     const priorTo = yearBefore(to);
+    checkPriorColumn(priorFrom, '/query/from');
     return companies.read(principal, legalEntityId, async (tx, scope) => ({
       ...header(template),
       from,

@@ -5,13 +5,21 @@
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DATE_TIME = /^(\d{4}-\d{2}-\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.\d{1,9})?(?:[Zz]|[+-](\d{2})(?::?(\d{2}))?)$/;
 
-/** yyyy-MM-dd naming a day that exists (2024-02-29 yes, 2025-02-29 no). */
+/**
+ * The days the books can name: every `format: date` value (a query, a path, a body) and every instant's day.
+ * Years 0 and 1 would reach PostgreSQL, whose calendar and the API's day arithmetic disagree there; a day
+ * before 1900 or after 9999 is no accounting date.
+ */
+export const FIRST_DATE = '1900-01-01';
+export const LAST_DATE = '9999-12-31';
+
+/** yyyy-MM-dd naming a day that exists (2024-02-29 yes, 2025-02-29 no), from FIRST_DATE to LAST_DATE. */
 export function isCalendarDate(text: string): boolean {
   const m = DATE.exec(text);
   if (!m) return false;
   const [year, month, day] = [Number(m[1]), Number(m[2]), Number(m[3])];
   const d = new Date(Date.UTC(year, month - 1, day));
-  return year >= 1 && d.getUTCFullYear() === year && d.getUTCMonth() === month - 1 && d.getUTCDate() === day;
+  return text >= FIRST_DATE && text <= LAST_DATE && d.getUTCFullYear() === year && d.getUTCMonth() === month - 1 && d.getUTCDate() === day;
 }
 
 /** An RFC 3339 date-time with an existing day, hours 00-23, minutes and seconds 00-59 and an offset within ±15:59. */

@@ -33,6 +33,10 @@ describe('isCalendarDate and isInstant', () => {
   test('days that exist, and only those', () => {
     expect(['2024-02-29', '2025-12-31', '2025-03-09'].every(isCalendarDate)).toBe(true);
     expect(['2025-02-29', '2025-02-30', '2025-13-01', '2025-00-10', '2025-3-9', '0000-01-01'].some(isCalendarDate)).toBe(false);
+    // The books' calendar: 1900-01-01 to 9999-12-31.
+    expect(['1900-01-01', '9999-12-31', '2000-02-29'].every(isCalendarDate)).toBe(true);
+    expect(['0001-01-01', '1899-12-31', '0100-02-29'].some(isCalendarDate)).toBe(false);
+    expect(isInstant('0001-01-01T00:00:00Z')).toBe(false);
   });
 
   test('RFC 3339 instants with real days, hours, minutes, seconds and offsets', () => {
