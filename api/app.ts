@@ -12,7 +12,7 @@ import { createFactorSecrets } from '../core/identity/factor-secrets';
 import { createOperationIndex, loadOpenApiDocument, type OpenApiDocument, type OperationIndex } from '../contracts/operations';
 import { createCredentialGuard, createRequestLimits } from './http/request-limits';
 import { createWorkflowClient } from './workflow-client';
-import { requestContext } from './middleware/request-context';
+import { hostGuard, requestContext } from './middleware/request-context';
 import { authenticate } from './middleware/authenticate';
 import { callbackGuard } from './middleware/callback-guard';
 import { problemHandler } from './middleware/problems';
@@ -159,6 +159,8 @@ export function createApp(deps: AppDeps): Express {
   app.set('case sensitive routing', true);
   app.set('strict routing', true);
   app.use(requestContext(deps.logger, config.baseDomain, metrics));
+  const callbackOperations = index.operations.filter((op) => op.requiresCallbackToken);
+  app.use(hostGuard((path) => callbackOperations.some((op) => op.matcher.test(path))));
   // Bodies are parsed inside each operation's route, after authentication (see mountOperations).
   const jsonTypes = ['application/json', 'application/*+json'];
   const clientBody = express.json({ limit: '256kb', type: jsonTypes, verify: keepRawBody });

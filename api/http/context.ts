@@ -13,7 +13,9 @@ export interface RequestContext {
 export type HostContext =
   | { kind: 'central' }
   | { kind: 'callbacks' }
-  | { kind: 'tenant'; slug: string };
+  | { kind: 'tenant'; slug: string }
+  /** A name outside the base domain, or one nginx would not route either: nothing is served on it. */
+  | { kind: 'unknown' };
 
 export interface Principal {
   tenantId: string;

@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import { isIP } from 'node:net';
 import type { NextFunction, Request, Response } from 'express';
 import type { Logger } from '../../runtime/logger';
 import type { HostContext, Principal, RequestContext } from '../http/context';
 import type { OperationInfo } from '../../contracts/operations';
 import type { ApiMetrics } from '../http/metrics';
+import { AppError } from '../../core/shared/problems';
 
 /** What a client may send as its own correlation id: printable, header-safe, bounded. */
 const CLIENT_CORRELATION_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
@@ -19,15 +21,37 @@ export function locals(res: Response): Locals {
   return res.locals as Locals;
 }
 
-/** The host decides the login workspace and nothing else: <slug>.D is a workspace, callbacks.D the callback host. */
+/**
+ * The host decides the login workspace and nothing else: D and api.D are the central host, <slug>.D a
+ * workspace, callbacks.D the callback host, as nginx routes them. An IP address is the central host too (a
+ * probe or a client on this machine; a DNS-rebinding page cannot make a browser send one); any other name is
+ * unknown and served nothing, so a page on another origin that resolves to this address reads nothing.
+ */
 export function parseHost(hostHeader: string | undefined, baseDomain: string): HostContext {
   const host = (hostHeader ?? '').toLowerCase().replace(/:\d+$/, '').replace(/\.$/, '');
+  if (host === baseDomain || host === `api.${baseDomain}`) return { kind: 'central' };
   if (host === `callbacks.${baseDomain}`) return { kind: 'callbacks' };
   if (host.endsWith(`.${baseDomain}`)) {
     const label = host.slice(0, -(baseDomain.length + 1));
-    if (label !== 'api' && /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/.test(label)) return { kind: 'tenant', slug: label };
+    if (/^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/.test(label)) return { kind: 'tenant', slug: label };
   }
-  return { kind: 'central' };
+  if (isIP(host.startsWith('[') && host.endsWith(']') ? host.slice(1, -1) : host) !== 0) return { kind: 'central' };
+  return { kind: 'unknown' };
+}
+
+/**
+ * Serves a request only on a host nginx would route it to: nothing on an unknown host, and on the callback
+ * host only the provider's callback operations (`isCallbackPath`, from the document). Anything else is the 404
+ * problem nginx answers there.
+ */
+export function hostGuard(isCallbackPath: (path: string) => boolean) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const { host } = locals(res).ctx;
+    if (host.kind === 'unknown' || (host.kind === 'callbacks' && !isCallbackPath(req.path))) {
+      throw new AppError('not-found', 'No service answers on this host');
+    }
+    next();
+  };
 }
 
 /**

@@ -24,7 +24,13 @@ describe('hosts', () => {
     ['127.0.0.1:3000', { kind: 'central' }],
     ['callbacks.localhost', { kind: 'callbacks' }],
     ['Acme.LOCALHOST:3000', { kind: 'tenant', slug: 'acme' }],
-    ['a.b.localhost', { kind: 'central' }],
+    ['localhost.', { kind: 'central' }],
+    ['[::1]:3000', { kind: 'central' }],
+    // Names nginx routes nowhere are served nothing.
+    ['a.b.localhost', { kind: 'unknown' }],
+    ['attacker.example', { kind: 'unknown' }],
+    ['localhost.attacker.example', { kind: 'unknown' }],
+    ['', { kind: 'unknown' }],
   ])('%s', (host, expected) => {
     expect(parseHost(host, 'localhost')).toEqual(expected);
   });
