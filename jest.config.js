@@ -17,7 +17,11 @@ module.exports = {
       testEnvironment: 'node',
       roots: ['<rootDir>/test/unit'],
       testMatch: ['**/*.test.ts'],
-      transform,
+      transform: {
+        ...transform,
+        // The console's browser modules (ES modules, served as they are), for the money rules' shared vectors.
+        '^.+/api/web/static/app/.+\\.js$': ['@swc/jest', { jsc: { parser: { syntax: 'ecmascript' }, target: 'es2022' }, module: { type: 'commonjs' } }],
+      },
     },
     {
       // The real app, a real worker, real PostgreSQL and a real Temporal dev server (started by `npm test`).

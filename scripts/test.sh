@@ -22,6 +22,8 @@ if ! cmp -s "$generated" contracts/openapi.ts; then
 fi
 say "type check"
 npx tsc --noEmit
+say "type check of the console (api/web/static, // @ts-check with the OpenAPI document's types)"
+npx tsc -p api/web/static/tsconfig.json
 say "lint"
 npx eslint --max-warnings 0 .
 say "import rules (dependency-cruiser)"

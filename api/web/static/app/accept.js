@@ -1,11 +1,14 @@
+// @ts-check
 // /invitations/accept on a workspace host: the link of an invitation mail.
 import { call, describe } from './api.js';
 import { busy, clearAlert, fieldsOf, h, showAlert } from './dom.js';
 import { factorView } from './login.js';
 import { startSession } from './session.js';
 
+/** @type {string | null} */
 let invitationToken = null; // read from the invitation link, then kept only here
 
+/** @param {HTMLElement} view */
 export function acceptView(view) {
   invitationToken = new URLSearchParams(location.search).get('invitation') ?? invitationToken;
   // The token stays in memory only: out of the address bar and the history.
@@ -28,7 +31,9 @@ export function acceptView(view) {
     const { email, password } = fieldsOf(form);
     void busy(form, async () => {
       try {
-        const res = await call('POST', '/api/v1/auth/membership-invitations/accept', { body: { token: invitationToken, password } });
+        // The form is drawn only with a token (see above); it is let go once the invitation is accepted.
+        const body = /** @satisfies {import('./api.js').RequestBody<'acceptInvitation'>} */ ({ token: /** @type {string} */ (invitationToken), password });
+        const res = /** @type {import('./api.js').Reply<'acceptInvitation'>} */ (await call('POST', '/api/v1/auth/membership-invitations/accept', { body }));
         invitationToken = null;
         if (res.status === 202) return factorView(view, { email, password }, res.data);
         await startSession(res.data);

@@ -1,3 +1,4 @@
+// @ts-check
 // The pages of a workspace host: /login, /invitations/accept and the console (/console). One page, so the
 // session (access and refresh token) lives in this page's memory only: never in storage, gone on reload.
 // This module routes between them; each page and console section is a module of its own.
@@ -7,8 +8,12 @@ import { clearAlert, showAlert } from './dom.js';
 import { loginView } from './login.js';
 import { hasSession, logout, me, onSessionChange } from './session.js';
 
-const view = document.getElementById('view');
+// tenant.html's parts.
+/** @param {string} id */
+const part = (id) => /** @type {HTMLElement} */ (document.getElementById(id));
+const view = part('view');
 
+/** @param {string} url */
 function navigate(url) {
   history.pushState(null, '', url);
   render();
@@ -27,8 +32,8 @@ function render() {
 }
 
 onSessionChange(({ ended, message }) => {
-  const who = document.getElementById('who');
-  document.getElementById('logout').hidden = ended;
+  const who = part('who');
+  part('logout').hidden = ended;
   if (ended) {
     who.textContent = '';
     stopPolling();
@@ -40,7 +45,7 @@ onSessionChange(({ ended, message }) => {
   navigate('/console#overview');
 });
 
-document.getElementById('logout').addEventListener('click', () => void logout());
+part('logout').addEventListener('click', () => void logout());
 window.addEventListener('popstate', () => render());
 window.addEventListener('hashchange', () => render());
 

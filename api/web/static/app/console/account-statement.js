@@ -1,3 +1,4 @@
+// @ts-check
 // One account's statement, opened from the trial balance or the turnover sheet: the balance before the range,
 // each line with its entry and counter-accounts and the running balance after it, the turnovers and the closing
 // balance, a page at a time. Amounts are the API's strings, shown as they are.
@@ -8,12 +9,30 @@ import { FUNCTIONAL } from './currency.js';
 import { downloadButtons } from './download.js';
 import { showEntry } from './journal.js';
 
+/** @typedef {import('../../../../../contracts/openapi').components['schemas']} Schemas */
+
+/**
+ * What a statement shows: the account (and subaccount, with the label it is named by), the range and the
+ * currency whose lines it keeps; the query parameters of GET …/reports/account-statement.
+ * @typedef {object} StatementParams
+ * @property {string} accountCode
+ * @property {string} [subaccountId]
+ * @property {string} [subaccountLabel]
+ * @property {string} from
+ * @property {string} to
+ * @property {string} [currency]
+ */
+
 const PAGE_SIZES = [10, 25, 50, 100];
 
 /**
  * The account's code as a link to its statement for `params` ({ accountCode, subaccountId?, subaccountLabel?,
  * from, to, currency? }), drawn in place of the section in `body`; `backLabel` names the way back, which puts
  * the section back as it was left. Plain text for a caller who may not read statements.
+ * @param {HTMLElement} body
+ * @param {string} text
+ * @param {StatementParams} params
+ * @param {string} backLabel
  */
 export function statementLink(body, text, params, backLabel) {
   if (!can('getAccountStatement')) return text;
@@ -29,7 +48,13 @@ export function statementLink(body, text, params, backLabel) {
   return link;
 }
 
-/** Draws the statement's frame in `body` and reads its first page; a failed read shows in the frame, below the way back. */
+/**
+ * Draws the statement's frame in `body` and reads its first page; a failed read shows in the frame, below the way back.
+ * @param {HTMLElement} body
+ * @param {StatementParams} params
+ * @param {() => void} back
+ * @param {string} backLabel
+ */
 export function showStatement(body, params, back, backLabel) {
   const foreign = Boolean(params.currency) && params.currency !== FUNCTIONAL;
   const title = h('h1', { tabindex: -1 }, `Statement of ${params.accountCode}`);
@@ -46,11 +71,13 @@ export function showStatement(body, params, back, backLabel) {
   let page = 0;
   let reading = 0;
 
+  /** @param {Schemas['AccountStatement']} s */
   const draw = (s) => {
     title.textContent = `Statement of ${s.accountCode} ${s.name}`;
     const side = s.normalSide === 'DEBIT' ? 'debit' : 'credit';
     // The entry is drawn in place of the statement; the way back returns to this page of it, read again (the
     // entry may have been reversed meanwhile).
+    /** @param {Schemas['AccountStatementLine']} line */
     const openEntry = (line) => {
       const saved = [...body.childNodes];
       const backHere = () => {
@@ -60,16 +87,18 @@ export function showStatement(body, params, back, backLabel) {
       };
       showEntry(body, line.entryId, backHere, '← Back to the statement').catch((err) => failed(body, err));
     };
+    /** @typedef {[label: string, id: string, amount: string | null]} SummaryItem */
+    /** @type {SummaryItem[]} */
     const summary = [
       ['Opening balance', 'opening-balance', s.openingBalance],
       ['Debit turnover', 'turnover-debit', s.turnoverDebit],
       ['Credit turnover', 'turnover-credit', s.turnoverCredit],
       ['Closing balance', 'closing-balance', s.closingBalance],
       ...(foreign
-        ? [
+        ? /** @satisfies {SummaryItem[]} */ ([
             [`Opening balance in ${s.currency}`, 'currency-opening-balance', s.currencyOpeningBalance],
             [`Closing balance in ${s.currency}`, 'currency-closing-balance', s.currencyClosingBalance],
-          ]
+          ])
         : []),
     ];
     const headers = ['Date', 'Entry', 'Description', 'Counter-accounts'];
@@ -100,7 +129,10 @@ export function showStatement(body, params, back, backLabel) {
     previous.disabled = s.page === 0;
     next.disabled = s.page >= s.totalPages - 1;
   };
-  /** Reads the page; a later read wins over an earlier one, and the buttons wait for it. */
+  /**
+   * The statement's query, with the page's `extra` parameters.
+   * @param {{ page?: string, size?: string }} [extra]
+   */
   const query = (extra = {}) => new URLSearchParams({
     accountCode: params.accountCode,
     from: params.from,
@@ -109,12 +141,14 @@ export function showStatement(body, params, back, backLabel) {
     ...(params.subaccountId ? { subaccountId: params.subaccountId } : {}),
     ...(params.currency ? { currency: params.currency } : {}),
   });
+  /** @param {{ page?: string, size?: string }} [extra] */
   const path = (extra) => `/api/v1/ledger/${company()}/reports/account-statement?${query(extra)}`;
+  /** Reads the page; a later read wins over an earlier one, and the buttons wait for it. */
   const load = async () => {
     const mine = ++reading;
     previous.disabled = next.disabled = true;
     try {
-      const { data } = await api('GET', path({ page: String(page), size: size.value }));
+      const { data } = /** @type {import('../api.js').Reply<'getAccountStatement'>} */ (await api('GET', path({ page: String(page), size: size.value })));
       if (mine === reading) draw(data);
     } catch (err) {
       if (mine !== reading) return;
@@ -123,6 +157,7 @@ export function showStatement(body, params, back, backLabel) {
       previous.disabled = page === 0;
     }
   };
+  /** @param {number} step */
   const turn = (step) => {
     page = Math.max(0, page + step);
     void load();

@@ -1,13 +1,22 @@
+// @ts-check
 // What the console's sections share: tables, the failure message, today's date, months and request ids.
 import { ProblemError, describe } from '../api.js';
 import { h } from '../dom.js';
 
-/** A failed section read: the problem's words in the section itself, never a blank page. */
+/**
+ * A failed section read: the problem's words in the section itself, never a blank page.
+ * @param {HTMLElement} body
+ * @param {unknown} err
+ */
 export function failed(body, err) {
   body.replaceChildren(h('p', { class: 'alert error', role: 'alert' }, err instanceof ProblemError && err.status === 403 ? `You may not see this: ${describe(err)}` : describe(err)));
 }
 
-/** A table of `headers` over `rows` (table rows, or a tbody to keep). */
+/**
+ * A table of `headers` over `rows` (table rows, or a tbody to keep).
+ * @param {string[]} headers
+ * @param {HTMLTableRowElement[] | HTMLTableSectionElement} rows
+ */
 export function table(headers, rows) {
   const body = rows instanceof HTMLTableSectionElement ? rows : h('tbody', {}, rows);
   return h('table', {}, h('thead', {}, h('tr', {}, headers.map((x) => h('th', {}, x)))), body);
@@ -15,10 +24,16 @@ export function table(headers, rows) {
 
 export const today = () => new Date().toISOString().slice(0, 10);
 
-/** The first day of the date's month: "2025-01-15" → "2025-01-01". */
+/**
+ * The first day of the date's month: "2025-01-15" → "2025-01-01".
+ * @param {string} date
+ */
 export const monthStart = (date) => `${date.slice(0, 7)}-01`;
 
-/** The last day of the date's month: "2024-02-10" → "2024-02-29". */
+/**
+ * The last day of the date's month: "2024-02-10" → "2024-02-29".
+ * @param {string} date
+ */
 export function monthEnd(date) {
   const [year, month] = date.split('-').map(Number);
   return new Date(Date.UTC(year, month, 0)).toISOString().slice(0, 10);

@@ -1,3 +1,4 @@
+// @ts-check
 // /console on a workspace host: the sections the caller's permissions allow (GET /me/access decides what is
 // shown; the API still decides what is served).
 import { h } from '../dom.js';
@@ -12,6 +13,11 @@ import { trialBalance } from './trial-balance.js';
 import { turnoverSheet } from './turnover-sheet.js';
 import { users } from './users.js';
 
+/**
+ * Each section: its id (the fragment), its tab's label, whether the caller's permissions show it, and how it
+ * is drawn into its body.
+ * @type {[string, string, () => boolean, (body: HTMLElement) => unknown][]}
+ */
 const SECTIONS = [
   ['overview', 'Overview', () => true, overview],
   ['accounts', 'Chart of accounts', () => can('listCompanyAccounts'), accounts],
@@ -25,9 +31,14 @@ const SECTIONS = [
 
 export { stopPolling };
 
+/**
+ * @param {HTMLElement} view
+ * @param {string} section the section's id, from the fragment
+ */
 export function consoleView(view, section) {
   const visible = SECTIONS.filter(([, , shown]) => shown());
   // The open section's tab draws the section again: the way back from an entry or a statement drawn in its place.
+  /** @param {Event} event */
   const again = (event) => {
     event.preventDefault();
     stopPolling();

@@ -1,3 +1,4 @@
+// @ts-check
 // #journal: the entries, one entry with its reversal, and the form that posts a balanced entry (lines in UZS
 // or in a foreign currency at the Central Bank's rate of the entry date).
 import { ProblemError, describe } from '../api.js';
@@ -8,6 +9,23 @@ import { failed, table, today, uuid } from './common.js';
 import { FUNCTIONAL, currencyDecimals, foreignAmountPattern, foreignText, rateText, readCbuRates } from './currency.js';
 import { downloadButtons } from './download.js';
 
+/** @typedef {import('../../../../../contracts/openapi').components['schemas']} Schemas */
+/** @typedef {import('./currency.js').CbuRate} CbuRate */
+/** @typedef {import('./currency.js').ForeignLine} ForeignLine */
+
+/**
+ * A line of the posting form as it is sent, with its row in the form (blank rows are left out of the entry,
+ * so a problem's line index is mapped back to the row the person sees).
+ * @typedef {{ row: number, body: Schemas['JournalLineCreate'] }} FormLine
+ */
+
+/**
+ * An error of a `conversion-mismatch` problem: the line's path and the UZS amount the stored rate gives.
+ * The OpenAPI document names `expectedAmount` only in the operation's description, not in Problem.
+ * @typedef {NonNullable<import('../api.js').Problem['errors']>[number] & { expectedAmount?: string | null }} ConversionError
+ */
+
+/** @param {HTMLElement} body */
 export async function journal(body) {
   body.append(h('h1', {}, 'Journal'));
   const again = () => {
@@ -18,7 +36,7 @@ export async function journal(body) {
   const list = h('div');
   // The files have every line of every entry, not the page listed.
   body.append(h('h2', {}, 'Entries'), downloadButtons(() => `/api/v1/ledger/${company()}/entries`, ['csv', 'xlsx', 'hledger']), list);
-  const res = await api('GET', `/api/v1/ledger/${company()}/entries?size=50`);
+  const res = /** @type {import('../api.js').Reply<'listJournalEntries'>} */ (await api('GET', `/api/v1/ledger/${company()}/entries?size=50`));
   list.replaceChildren(
     res.data.items.length === 0
       ? h('p', { class: 'muted' }, 'No entries yet.')
@@ -26,8 +44,9 @@ export async function journal(body) {
           ['No.', 'Date', 'Description', 'Amount', 'Foreign currency', ''],
           res.data.items.map((e) =>
             h('tr', {}, h('td', {}, e.number), h('td', {}, e.entryDate), h('td', {}, e.description), h('td', { class: 'num' }, e.totalDebit),
-              h('td', { class: 'foreign' }, e.lines.filter((l) => l.currency !== null).map((l) => h('div', {}, foreignText(l)))),
-              h('td', {}, h('button', { type: 'button', class: 'link', onclick: () => showEntry(body, e.id, again) }, 'Open'))),
+              h('td', { class: 'foreign' }, e.lines.filter(/** @returns {l is ForeignLine} */ (l) => l.currency !== null).map((l) => h('div', {}, foreignText(l)))),
+              // A failed read shows in the section, as an entry opened from a statement does.
+              h('td', {}, h('button', { type: 'button', class: 'link', onclick: () => showEntry(body, e.id, again).catch((err) => failed(body, err)) }, 'Open'))),
           ),
         ),
   );
@@ -38,18 +57,31 @@ export async function journal(body) {
  * currency and its side, converted at the CBU rate of the entry date (GET /rates?date=, read again whenever
  * the date changes) into the UZS debit or credit, exactly as the API checks it. The balance is summed in
  * BigInt minor units as the lines are typed.
+ * @param {() => void} done
  */
 function entryForm(done) {
   const entryDate = h('input', { name: 'entryDate', type: 'date', required: true, value: today() });
   const ratesNote = h('p', { class: 'hint', id: 'rates-note', hidden: true });
   const lines = h('tbody');
+  const lineRows = /** @type {HTMLCollectionOf<HTMLTableRowElement>} */ (lines.children);
   const total = h('p', { class: 'muted', id: 'entry-total', 'aria-live': 'polite' });
   // The CBU rates of the entry date as last read; `pending` while the date's rates are being read.
+  /** @type {{ date: string | null, byCode: Map<string, CbuRate>, pending: boolean, note?: string }} */
   let rates = { date: null, byCode: new Map(), pending: true };
   let reading = 0;
 
-  const field = (tr, name) => tr.querySelector(`[name=${name}]`);
-  /** The currency picker's options: UZS and the currencies with a rate; a chosen currency without one stays. */
+  /**
+   * A line's control by its name: the currency and the side are pickers, the rest inputs.
+   * @template {string} Name
+   * @param {HTMLTableRowElement} tr
+   * @param {Name} name
+   * @returns {Name extends 'currency' | 'side' ? HTMLSelectElement : HTMLInputElement}
+   */
+  const field = (tr, name) => /** @type {any} */ (tr.querySelector(`[name=${name}]`));
+  /**
+   * The currency picker's options: UZS and the currencies with a rate; a chosen currency without one stays.
+   * @param {HTMLSelectElement} select
+   */
   const fillCurrencies = (select) => {
     const chosen = select.value || FUNCTIONAL;
     const codes = [FUNCTIONAL, ...rates.byCode.keys()];
@@ -57,16 +89,22 @@ function entryForm(done) {
     select.replaceChildren(...codes.map((code) =>
       h('option', { value: code, selected: code === chosen }, code === FUNCTIONAL || rates.byCode.has(code) || rates.pending ? code : `${code} (no rate)`)));
   };
-  /** A foreign line's rate and its UZS amount on its side; a UZS line's amounts are typed. */
+  /**
+   * A foreign line's rate and its UZS amount on its side; a UZS line's amounts are typed.
+   * @param {HTMLTableRowElement} tr
+   */
   const updateLine = (tr) => {
     const currency = field(tr, 'currency').value;
     const foreign = currency !== FUNCTIONAL;
-    const [amount, side, debit, credit] = ['currencyAmount', 'side', 'debit', 'credit'].map((name) => field(tr, name));
+    const amount = field(tr, 'currencyAmount');
+    const side = field(tr, 'side');
+    const debit = field(tr, 'debit');
+    const credit = field(tr, 'credit');
     if (foreign && tr.dataset.currency === FUNCTIONAL) side.value = credit.value.trim() && !debit.value.trim() ? 'credit' : 'debit';
     tr.dataset.currency = currency;
     amount.hidden = side.hidden = !foreign;
     debit.readOnly = credit.readOnly = foreign;
-    const rateCell = tr.querySelector('.rate');
+    const rateCell = /** @type {HTMLTableCellElement} */ (tr.querySelector('.rate'));
     if (!foreign) return (rateCell.textContent = '');
     const known = rates.byCode.get(currency);
     let uzs = '';
@@ -99,10 +137,14 @@ function entryForm(done) {
   };
   lines.append(line(), line());
 
-  /** The lines to post (blank rows left out), each with its row number, or the first thing wrong with one. */
+  /**
+   * The lines to post (blank rows left out), each with its row number, or the first thing wrong with one.
+   * @returns {{ ls: FormLine[], error?: undefined } | { error: string, ls?: undefined }}
+   */
   const readLines = () => {
+    /** @type {FormLine[]} */
     const ls = [];
-    for (const [i, tr] of [...lines.children].entries()) {
+    for (const [i, tr] of [...lineRows].entries()) {
       const [code, currency, amount, debit, credit] = ['accountCode', 'currency', 'currencyAmount', 'debit', 'credit'].map((name) => field(tr, name).value.trim());
       const foreign = currency !== FUNCTIONAL;
       if (!code && !debit && !credit && !(foreign && amount)) continue;
@@ -123,9 +165,13 @@ function entryForm(done) {
     }
     return { ls };
   };
+  /**
+   * Sums the lines into the total line; what to post, and whether it balances, or what is wrong.
+   * @returns {{ ls: FormLine[], balanced: boolean, error?: undefined } | { error: string, ls?: undefined, balanced?: undefined }}
+   */
   const sum = () => {
     const { ls, error } = readLines();
-    if (error) return (total.textContent = error), { error };
+    if (error !== undefined) return (total.textContent = error), { error };
     if (ls.some((l) => !AMOUNT.test(l.body.debit) || !AMOUNT.test(l.body.credit))) {
       total.textContent = 'Amounts are decimals with at most two places, e.g. 1250.00';
       return { error: 'Some amount is not a decimal with at most two places.' };
@@ -135,6 +181,7 @@ function entryForm(done) {
     total.textContent = `Debit ${formatMinor(debit)} · Credit ${formatMinor(credit)}${debit === credit ? ' · balanced' : ' · not balanced'}`;
     return { ls, balanced: debit === credit && debit > 0n };
   };
+  /** @param {HTMLTableRowElement | null} tr */
   const recalculate = (tr) => {
     if (tr) updateLine(tr);
     sum();
@@ -144,7 +191,8 @@ function entryForm(done) {
     const date = entryDate.value;
     const mine = ++reading;
     rates = { ...rates, pending: true };
-    [...lines.children].forEach((tr) => updateLine(tr));
+    [...lineRows].forEach((tr) => updateLine(tr));
+    /** @type {{ date: string, byCode: Map<string, CbuRate>, pending: boolean, note: string }} */
     const next = { date, byCode: new Map(), pending: false, note: '' };
     if (!date) next.note = 'Choose the date to read its Central Bank (CBU) rates; until then lines are in UZS.';
     else {
@@ -159,13 +207,14 @@ function entryForm(done) {
     rates = next;
     ratesNote.textContent = next.note;
     ratesNote.hidden = !next.note;
-    for (const tr of lines.children) {
+    for (const tr of lineRows) {
       fillCurrencies(field(tr, 'currency'));
       updateLine(tr);
     }
     sum();
   };
-  lines.addEventListener('input', (event) => recalculate(event.target.closest('tr')));
+  // Input events come from the lines' controls, inside their rows.
+  lines.addEventListener('input', (event) => recalculate(/** @type {Element} */ (event.target).closest('tr')));
   entryDate.addEventListener('change', () => void readRates());
 
   const form = h(
@@ -190,13 +239,15 @@ function entryForm(done) {
     const f = fieldsOf(form);
     void busy(form, async () => {
       try {
-        const res = await api('POST', `/api/v1/ledger/${company()}/entries`, { requestId: uuid(), entryDate: f.entryDate, description: f.description, lines: checked.ls.map((l) => l.body) });
+        const entry = /** @satisfies {import('../api.js').RequestBody<'postJournalEntry'>} */ ({ requestId: uuid(), entryDate: f.entryDate, description: f.description, lines: checked.ls.map((l) => l.body) });
+        const res = /** @type {import('../api.js').Reply<'postJournalEntry'>} */ (await api('POST', `/api/v1/ledger/${company()}/entries`, entry));
         showAlert(`Posted entry ${res.data.number}.`, 'info');
         done();
       } catch (err) {
         showAlert(postingProblem(err, checked.ls));
         // The stored rates changed since the form read them: read them again, so the lines show what the API takes.
-        if (['rate-unavailable', 'conversion-mismatch'].includes(problemType(err))) await readRates();
+        const type = problemType(err);
+        if (type === 'rate-unavailable' || type === 'conversion-mismatch') await readRates();
       }
     });
   });
@@ -204,13 +255,21 @@ function entryForm(done) {
   return form;
 }
 
-/** The last segment of a problem's type ("/problems/rate-unavailable" → "rate-unavailable"), or null. */
+/**
+ * The last segment of a problem's type ("/problems/rate-unavailable" → "rate-unavailable"), or null.
+ * @param {unknown} err
+ */
 function problemType(err) {
   return err instanceof ProblemError && typeof err.problem.type === 'string' ? err.problem.type.split('/').pop() : null;
 }
 
-/** A refused posting in plain words; the two currency problems name what to do, the rest read as the API says. */
+/**
+ * A refused posting in plain words; the two currency problems name what to do, the rest read as the API says.
+ * @param {unknown} err
+ * @param {FormLine[]} sent
+ */
 function postingProblem(err, sent) {
+  if (!(err instanceof ProblemError)) return describe(err);
   const type = problemType(err);
   if (type === 'rate-unavailable') {
     const currencies = Array.isArray(err.problem.currencies) ? err.problem.currencies.join(', ') : 'a line\'s currency';
@@ -218,6 +277,7 @@ function postingProblem(err, sent) {
       'Choose another date, or enter those lines in UZS.';
   }
   if (type === 'conversion-mismatch') {
+    /** @type {ConversionError[]} */
     const errors = Array.isArray(err.problem.errors) ? err.problem.errors : [];
     const lines = errors.map((e) => {
       const index = /\/lines\/([0-9]+)\//.exec(e.path ?? '')?.[1];
@@ -233,9 +293,14 @@ function postingProblem(err, sent) {
 /**
  * One entry with its lines, drawn in `body` with a way `back` (named by `backLabel`); an entry that is neither
  * reversed nor a reversal can be reversed here. Account statements open their lines' entries here too.
+ * @param {HTMLElement} body
+ * @param {string} id the entry's id
+ * @param {() => void} back
+ * @param {string} [backLabel]
  */
 export async function showEntry(body, id, back, backLabel = '← All entries') {
-  const { data: e } = await api('GET', `/api/v1/ledger/${company()}/entries/${id}`);
+  const { data: e } = /** @type {import('../api.js').Reply<'getJournalEntry'>} */ (await api('GET', `/api/v1/ledger/${company()}/entries/${id}`));
+  /** @type {HTMLElement[]} */
   const parts = [
     h('button', { type: 'button', class: 'link', onclick: back }, backLabel),
     h('h1', {}, `Entry ${e.number}: ${e.description}`),
@@ -244,7 +309,7 @@ export async function showEntry(body, id, back, backLabel = '← All entries') {
     table(['Line', 'Account', 'Debit (UZS)', 'Credit (UZS)', 'In currency', 'Rate', 'Memo'], e.lines.map((l) =>
       h('tr', {}, h('td', {}, l.lineNo), h('td', {}, l.accountCode), h('td', { class: 'num' }, l.debit), h('td', { class: 'num' }, l.credit),
         h('td', { class: 'num' }, l.currency === null ? '' : `${l.currency} ${l.currencyAmount}`),
-        h('td', { class: 'rate' }, l.currency === null ? '' : `${groupDigits(l.rate)} (${l.rateSource} ${l.rateDate})`),
+        h('td', { class: 'rate' }, l.currency === null ? '' : `${groupDigits(/** @type {ForeignLine} */ (l).rate)} (${l.rateSource} ${l.rateDate})`),
         h('td', {}, l.memo ?? '')))),
   ];
   // A revaluation entry is never reversed (the next revaluation corrects it), nor is a reversal.
@@ -258,7 +323,8 @@ export async function showEntry(body, id, back, backLabel = '← All entries') {
       const f = fieldsOf(form);
       void busy(form, async () => {
         try {
-          const res = await api('POST', `/api/v1/ledger/${company()}/entries/${id}/reversal`, { requestId: uuid(), entryDate: f.entryDate, reason: f.reason });
+          const reversal = /** @satisfies {import('../api.js').RequestBody<'reverseJournalEntry'>} */ ({ requestId: uuid(), entryDate: f.entryDate, reason: f.reason });
+          const res = /** @type {import('../api.js').Reply<'reverseJournalEntry'>} */ (await api('POST', `/api/v1/ledger/${company()}/entries/${id}/reversal`, reversal));
           showAlert(`Reversed by entry ${res.data.number}.`, 'info');
           await showEntry(body, id, back, backLabel);
         } catch (err) {

@@ -1,7 +1,9 @@
+// @ts-check
 // #overview: the workspace and the caller's roles.
 import { h } from '../dom.js';
 import { me } from '../session.js';
 
+/** @param {HTMLElement} body */
 export function overview(body) {
   const who = me();
   body.append(

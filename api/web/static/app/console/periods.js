@@ -1,21 +1,24 @@
+// @ts-check
 // #periods: the period closes, polled while one runs, and the form that starts one.
 import { describe } from '../api.js';
 import { busy, clearAlert, fieldsOf, h, showAlert } from '../dom.js';
 import { api, can, company } from '../session.js';
 import { failed, table, uuid } from './common.js';
 
-let poller = null;
+/** @type {ReturnType<typeof setTimeout> | undefined} */
+let poller;
 
 /** Called whenever the console leaves this section (or the session ends). */
 export function stopPolling() {
   clearTimeout(poller);
-  poller = null;
+  poller = undefined;
 }
 
+/** @param {HTMLElement} body */
 export async function periods(body) {
   const list = h('div');
   const load = async () => {
-    const { data: closes } = await api('GET', `/api/v1/ledger/${company()}/periods`);
+    const { data: closes } = /** @type {import('../api.js').Reply<'listPeriodCloses'>} */ (await api('GET', `/api/v1/ledger/${company()}/periods`));
     list.replaceChildren(
       closes.length === 0
         ? h('p', { class: 'muted' }, 'No period has been closed.')
@@ -23,8 +26,9 @@ export async function periods(body) {
             h('tr', {}, h('td', {}, c.closeDate), h('td', { class: `status ${c.status}` }, c.status), h('td', {}, new Date(c.requestedAt).toLocaleString()),
               h('td', {}, c.entryCount ?? ''), h('td', {}, c.failureReason ?? '')))),
     );
-    // A close runs in the background: poll while one is RUNNING.
-    if (closes.some((c) => c.status === 'RUNNING')) poller = setTimeout(() => load().catch((err) => failed(list, err)), 1000);
+    // A close runs in the background: poll while one is RUNNING and the list is still on the page (a read that
+    // answers after the section was left would otherwise poll on, out of stopPolling's reach).
+    if (list.isConnected && closes.some((c) => c.status === 'RUNNING')) poller = setTimeout(() => load().catch((err) => failed(list, err)), 1000);
   };
   body.append(h('h1', {}, 'Period closes'));
   if (can('closePeriod')) {
@@ -37,7 +41,7 @@ export async function periods(body) {
       const { closeDate } = fieldsOf(form);
       void busy(form, async () => {
         try {
-          await api('POST', `/api/v1/ledger/${company()}/periods/close`, { requestId: uuid(), closeDate });
+          await api('POST', `/api/v1/ledger/${company()}/periods/close`, /** @satisfies {import('../api.js').RequestBody<'closePeriod'>} */ ({ requestId: uuid(), closeDate }));
           stopPolling();
           await load();
         } catch (err) {

@@ -1,3 +1,4 @@
+// @ts-check
 // #statements: Form No. 1 (the balance sheet at a date) and Form No. 2 (the financial results of a period), each
 // row with its amount and the prior column's, as the API answers them. A row read from accounts opens its
 // drill-down: the accounts and their amounts, each account's code opening its statement for the period.
@@ -6,9 +7,14 @@ import { api, can, company } from '../session.js';
 import { statementLink } from './account-statement.js';
 import { failed, monthEnd, today } from './common.js';
 
+/** @typedef {import('../../../../../contracts/openapi').components['schemas']['FinancialStatement']} FinancialStatement */
+
+/** @param {string} date */
 const yearStart = (date) => `${date.slice(0, 4)}-01-01`;
 
+/** @param {HTMLElement} body */
 export async function statements(body) {
+  /** @type {['getBalanceSheet' | 'getFinancialResults', (body: HTMLElement) => Promise<void>][]} */
   const forms = [
     ['getBalanceSheet', balanceSheet],
     ['getFinancialResults', financialResults],
@@ -19,22 +25,28 @@ export async function statements(body) {
   await Promise.all(shown.map(([, part]) => part(body)));
 }
 
+/** @param {HTMLElement} body */
 function balanceSheet(body) {
   const asOf = h('input', { type: 'date', name: 'asOf', value: today(), required: true });
   // The statement of an account runs from the first of the year to the date of the balances.
   const read = async () => {
-    const { data } = await api('GET', `/api/v1/ledger/${company()}/reports/balance-sheet?${new URLSearchParams({ asOf: asOf.value })}`);
+    const path = `/api/v1/ledger/${company()}/reports/balance-sheet?${new URLSearchParams({ asOf: asOf.value })}`;
+    const { data } = /** @type {import('../api.js').Reply<'getBalanceSheet'>} */ (await api('GET', path));
     return statementTable(body, data, { from: yearStart(data.to), to: data.to }, [`At ${data.to}`, `At ${data.priorTo}`]);
   };
   return part(body, 'Balance sheet (Form No. 1)', 'form-1', [h('label', {}, 'As of ', asOf)], read);
 }
 
+/** @param {HTMLElement} body */
 function financialResults(body) {
   const from = h('input', { type: 'date', name: 'from', value: yearStart(today()), required: true });
   const to = h('input', { type: 'date', name: 'to', value: monthEnd(today()), required: true });
   const read = async () => {
-    const { data } = await api('GET', `/api/v1/ledger/${company()}/reports/financial-results?${new URLSearchParams({ from: from.value, to: to.value })}`);
-    return statementTable(body, data, { from: data.from, to: data.to }, [`${data.from} to ${data.to}`, `${data.priorFrom} to ${data.priorTo}`]);
+    const path = `/api/v1/ledger/${company()}/reports/financial-results?${new URLSearchParams({ from: from.value, to: to.value })}`;
+    const { data } = /** @type {import('../api.js').Reply<'getFinancialResults'>} */ (await api('GET', path));
+    // Form No. 2 always has its period's first day (`from` is null on Form No. 1 only).
+    const period = { from: /** @type {string} */ (data.from), to: data.to };
+    return statementTable(body, data, period, [`${data.from} to ${data.to}`, `${data.priorFrom} to ${data.priorTo}`]);
   };
   return part(body, 'Financial results (Form No. 2)', 'form-2', [h('label', {}, 'From ', from), h('label', {}, 'To ', to)], read);
 }
@@ -42,6 +54,11 @@ function financialResults(body) {
 /**
  * One form's heading, query form and table (in #`id`), appended to the section and read once; `read()` answers
  * the table. A later read wins over an earlier one still on its way, and a failed one shows in its place.
+ * @param {HTMLElement} body
+ * @param {string} title
+ * @param {string} id
+ * @param {HTMLElement[]} fields
+ * @param {() => Promise<HTMLElement[]>} read
  */
 async function part(body, title, id, fields, read) {
   const out = h('div', { id });
@@ -67,6 +84,10 @@ async function part(body, title, id, fields, read) {
 /**
  * The statement's source and its rows: a heading without amounts, a total in bold, and a row read from accounts
  * with a button that shows or hides its accounts in rows below it. `period` is the range of the accounts' statements.
+ * @param {HTMLElement} body
+ * @param {FinancialStatement} data
+ * @param {{ from: string, to: string }} period
+ * @param {string[]} columns the amount columns' headings
  */
 function statementTable(body, data, period, columns) {
   const back = `← Back to the ${data.form === 'FORM_1' ? 'balance sheet' : 'financial results'}`;
@@ -79,6 +100,7 @@ function statementTable(body, data, period, columns) {
         h('td', { class: 'account' }, statementLink(body, a.accountCode, { accountCode: a.accountCode, ...period }, back)),
         h('td', { class: 'num' }, a.amount),
         h('td', { class: 'num' }, a.priorAmount)));
+    /** @type {string | (HTMLElement | string)[]} */
     let name = row.name;
     if (accounts.length) {
       const toggle = h('button', { type: 'button', class: 'link drill-toggle', 'aria-expanded': 'false', 'aria-label': `Accounts of row ${row.code}` }, '▸');

@@ -1,3 +1,4 @@
+// @ts-check
 // #trial-balance: the trial balance as of a date, with each account's foreign-currency balances, all lines or
 // those of one currency. An account's code opens its statement for the month of the date, up to the date.
 import { h } from '../dom.js';
@@ -7,10 +8,12 @@ import { failed, monthStart, table, today } from './common.js';
 import { FUNCTIONAL } from './currency.js';
 import { downloadButtons } from './download.js';
 
+/** @param {HTMLElement} body */
 export async function trialBalance(body) {
   const asOf = h('input', { type: 'date', name: 'asOf', value: today(), required: true });
   const currency = h('select', { name: 'currency' });
   // The filter offers UZS and every foreign currency a balance has shown so far (the API lists no others).
+  /** @type {Set<string>} */
   const seen = new Set();
   const fillCurrencies = () => {
     const chosen = currency.value;
@@ -26,9 +29,10 @@ export async function trialBalance(body) {
   let reading = 0;
   const load = async () => {
     const mine = ++reading;
+    /** @type {import('../../../../../contracts/openapi').components['schemas']['TrialBalance']} */
     let data;
     try {
-      ({ data } = await api('GET', path()));
+      ({ data } = /** @type {import('../api.js').Reply<'getTrialBalance'>} */ (await api('GET', path())));
     } catch (err) {
       if (mine === reading) failed(out, err);
       return;

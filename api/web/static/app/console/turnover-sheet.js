@@ -1,3 +1,4 @@
+// @ts-check
 // #turnover-sheet: per account (or subaccount) the balance before a date range, the range's debit and credit
 // turnovers and the balance at its end, each balance on its side; all lines or those of one currency, with the
 // foreign amounts when the currency is a foreign one. An account's code opens its statement for the range.
@@ -8,12 +9,19 @@ import { failed, monthEnd, monthStart, today } from './common.js';
 import { FUNCTIONAL, readCbuRates } from './currency.js';
 import { downloadButtons } from './download.js';
 
+/** @typedef {import('../../../../../contracts/openapi').components['schemas']} Schemas */
+
+/**
+ * The sheet's amount columns: each a pair of debit and credit (`openingDebit`, `openingCredit`, …).
+ * @type {['opening' | 'turnover' | 'closing', string][]}
+ */
 const AMOUNTS = [
   ['opening', 'Opening balance'],
   ['turnover', 'Turnover'],
   ['closing', 'Closing balance'],
 ];
 
+/** @param {HTMLElement} body */
 export async function turnoverSheet(body) {
   const from = h('input', { type: 'date', name: 'from', value: monthStart(today()), required: true });
   const to = h('input', { type: 'date', name: 'to', value: monthEnd(today()), required: true });
@@ -21,6 +29,7 @@ export async function turnoverSheet(body) {
   const currency = h('select', { name: 'currency' });
   // The filter offers UZS and the currencies the Central Bank publishes rates of at the range's end (read again
   // when the end changes), and keeps a chosen one the list no longer has.
+  /** @type {string[]} */
   let published = [];
   const fillCurrencies = () => {
     const chosen = currency.value;
@@ -40,14 +49,19 @@ export async function turnoverSheet(body) {
   to.addEventListener('change', () => void readCurrencies());
 
   // Subaccounts are named by their code and name, read once each.
+  /** @type {Map<string, string>} */
   const subaccountNames = new Map();
+  /** @param {Schemas['TurnoverRow'][]} rows */
   const nameSubaccounts = async (rows) => {
     if (!can('getCompanySubaccount')) return;
     const missing = rows.filter((r) => r.subaccountId && !subaccountNames.has(r.subaccountId));
     await Promise.all(missing.map(async (r) => {
+      // `missing` has only rows with a subaccount.
+      const subaccountId = /** @type {string} */ (r.subaccountId);
       try {
-        const { data } = await api('GET', `/api/v1/accounting-settings/${company()}/accounts/${r.accountCode}/subaccounts/${r.subaccountId}`);
-        subaccountNames.set(r.subaccountId, `${data.code} ${data.name}`);
+        const path = `/api/v1/accounting-settings/${company()}/accounts/${r.accountCode}/subaccounts/${subaccountId}`;
+        const { data } = /** @type {import('../api.js').Reply<'getCompanySubaccount'>} */ (await api('GET', path));
+        subaccountNames.set(subaccountId, `${data.code} ${data.name}`);
       } catch {
         // The id stands in for a name that cannot be read.
       }
@@ -63,9 +77,10 @@ export async function turnoverSheet(body) {
   let reading = 0;
   const load = async () => {
     const mine = ++reading;
+    /** @type {Schemas['TurnoverSheet']} */
     let data;
     try {
-      ({ data } = await api('GET', path()));
+      ({ data } = /** @type {import('../api.js').Reply<'getTurnoverSheet'>} */ (await api('GET', path())));
       if (data.detail === 'SUBACCOUNT' && mine === reading) await nameSubaccounts(data.rows);
     } catch (err) {
       if (mine === reading) failed(out, err);
@@ -75,6 +90,10 @@ export async function turnoverSheet(body) {
     const bySubaccount = data.detail === 'SUBACCOUNT';
     const foreign = data.currency !== null && data.currency !== FUNCTIONAL;
     const leading = bySubaccount ? ['Code', 'Account', 'Subaccount'] : ['Code', 'Account'];
+    /**
+     * @param {string} text
+     * @param {import('../dom.js').Attributes} [attrs]
+     */
     const th = (text, attrs = {}) => h('th', { scope: 'col', ...attrs }, text);
     const head = h('thead', {},
       h('tr', {},
@@ -84,7 +103,11 @@ export async function turnoverSheet(body) {
       h('tr', {},
         AMOUNTS.flatMap(() => [th('Debit', { class: 'num' }), th('Credit', { class: 'num' })]),
         foreign ? ['Opening', 'Debit', 'Credit', 'Closing'].map((x) => th(x, { class: 'num' })) : ''));
-    const amounts = (sums, prefix) => AMOUNTS.flatMap(([key]) => ['Debit', 'Credit'].map((side) =>
+    /**
+     * @param {Schemas['TurnoverTotals']} sums a row's or the totals' amounts
+     * @param {string} [prefix] the ids' prefix, for the totals
+     */
+    const amounts = (sums, prefix) => AMOUNTS.flatMap(([key]) => /** @type {const} */ (['Debit', 'Credit']).map((side) =>
       h('td', { class: 'num', ...(prefix ? { id: `${prefix}-${key}-${side.toLowerCase()}` } : { 'data-column': `${key}${side}` }) }, sums[`${key}${side}`])));
     const rows = data.rows.map((r) => {
       const subaccount = r.subaccountId ? subaccountNames.get(r.subaccountId) ?? r.subaccountId : '';
@@ -96,7 +119,8 @@ export async function turnoverSheet(body) {
         h('td', {}, r.name),
         bySubaccount ? h('td', {}, subaccount || h('span', { class: 'muted' }, 'none')) : '',
         amounts(r),
-        foreign ? ['opening', 'turnoverDebit', 'turnoverCredit', 'closing'].map((key) => h('td', { class: 'num foreign-amount', 'data-column': `foreign-${key}` }, r.foreign[key])) : '');
+        // A foreign sheet's rows all have their foreign amounts; a row without them shows empty cells.
+        foreign ? /** @type {const} */ (['opening', 'turnoverDebit', 'turnoverCredit', 'closing']).map((key) => h('td', { class: 'num foreign-amount', 'data-column': `foreign-${key}` }, r.foreign?.[key])) : '');
     });
     const total = h('tr', { class: 'total' }, h('td', { colspan: leading.length }, 'Total'), amounts(data.totals, 'total'), foreign ? h('td', { colspan: 4 }) : '');
     out.replaceChildren(
