@@ -28,6 +28,7 @@ function toCompanyAccount(row: CompanyAccountRow): CompanyAccount {
     balanceType: normalSide === 'DEBIT' ? 'ACTIVE' : 'PASSIVE',
     enabled: row.enabled,
     custom: row.custom,
+    header: row.header,
     subaccountCount: row.subaccountCount,
     version: row.version,
   };
@@ -40,9 +41,9 @@ export function createChartOfAccounts(companies: CompanyScopes) {
   async function listCompanyAccounts(
     principal: Principal,
     legalEntityId: string,
-    query: { q: string; type: AccountType | null; page: number; size: number },
+    query: { q: string; type: AccountType | null; header: boolean | null; page: number; size: number },
   ): Promise<Schemas['CompanyAccountPage']> {
-    const chartQuery = { q: query.q, type: query.type, limit: query.size, offset: query.page * query.size };
+    const chartQuery = { q: query.q, type: query.type, header: query.header, limit: query.size, offset: query.page * query.size };
     const [page] = await companies.readBatch(principal, legalEntityId, (scope) => [companyChartPageStatement(scope, chartQuery)]);
     // Past the last page the window count has no row to ride on: count on its own.
     const { rows, total } = await companyChartPageOf(page!, () =>

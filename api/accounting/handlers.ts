@@ -39,7 +39,7 @@ export function accountingHandlers(deps: { companies: CompanyScopes }): Handlers
 
     listCompanyAccounts: memberOperation(async ({ principal, params, query }) => ({
       status: 200,
-      body: await chart.listCompanyAccounts(principal, params.legalEntityId, { q: query.q ?? '', type: query.type ?? null, ...pageQuery(query) }),
+      body: await chart.listCompanyAccounts(principal, params.legalEntityId, { q: query.q ?? '', type: query.type ?? null, header: query.header ?? null, ...pageQuery(query) }),
     })),
 
     createCompanyAccount: memberOperation(async ({ principal, params, body, ctx }) => ({

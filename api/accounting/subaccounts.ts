@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Tx } from '../../db/connection';
-import { findCompanyAccount } from '../../db/repositories/accounting/chart-of-accounts';
+import { detailAccountsOf, findCompanyAccount } from '../../db/repositories/accounting/chart-of-accounts';
 import {
   findSubaccount,
   insertSubaccount,
@@ -68,6 +68,13 @@ export function createSubaccounts(companies: CompanyScopes) {
       principal,
       legalEntityId,
       async (tx, company) => {
+        const parent = await findCompanyAccount(tx, company, parentCode);
+        if (parent?.header) {
+          const details = await detailAccountsOf(tx, parentCode);
+          throw new AppError('header-account', `Account ${parentCode} is a header account: subaccounts go under its detail accounts (${details.join(', ')})`, {
+            errors: [{ path: '/path/code', message: `is a header account; use one of ${details.join(', ')}` }],
+          });
+        }
         const row = await insertSubaccount(tx, underParent(company, parentCode), { id: randomUUID(), ...input });
         if (!row) {
           throw new AppError('subaccount-code-exists', `Subaccount ${input.code} exists under account ${parentCode}`, { code: input.code });

@@ -1,6 +1,7 @@
 import Decimal from 'decimal.js';
 import { accountInfo } from '../../db/repositories/ledger/journal';
 import { cumulativeThrough, type BalanceRow } from '../../db/repositories/ledger/period-closes';
+import { findSubaccount } from '../../db/repositories/accounting/subaccounts';
 import { statementPage, statementTotals, turnoversBetween, type StatementLineData } from '../../db/repositories/ledger/reports';
 import { formatMinorUnits, numericToMinorUnits } from '../../core/ledger/money';
 import { dayBefore, daysBetween } from '../../core/shared/calendar';
@@ -169,6 +170,9 @@ export function createReports(companies: CompanyScopes) {
     return companies.read(principal, legalEntityId, async (tx, scope) => {
       const account = (await accountInfo(tx, scope, [query.accountCode])).get(query.accountCode);
       if (!account) throw new AppError('not-found', `No account ${query.accountCode} in this company's chart`);
+      if (query.subaccountId !== undefined && !(await findSubaccount(tx, { ...scope, parentCode: query.accountCode }, query.subaccountId))) {
+        throw new AppError('not-found', `No subaccount with this id under account ${query.accountCode}`);
+      }
       const type = account.type as AccountType;
       const onNormalSide = (debitMinusCredit: bigint) => formatMinorUnits(normalBalance(type, debitMinusCredit > 0n ? debitMinusCredit : 0n, debitMinusCredit < 0n ? -debitMinusCredit : 0n));
       const inCurrency = (value: Decimal) => formatForeignAmount(value.toFixed(), query.currency!);

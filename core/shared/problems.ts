@@ -13,7 +13,7 @@ export const PROBLEMS = {
   'second-factor-code-incorrect': { status: 400, title: 'The code is wrong, expired or already used' },
   'entry-unbalanced': { status: 400, title: 'The debits of the entry do not equal its credits' },
   'unknown-account': { status: 400, title: 'A line names an account or subaccount this company does not have' },
-  'header-account': { status: 400, title: 'A line names a header account; post to one of its detail accounts' },
+  'header-account': { status: 400, title: 'The account is a header account; use one of its detail accounts' },
   'conversion-mismatch': { status: 400, title: 'A line\'s UZS amount is not its foreign amount at its rate' },
   'invalid-credentials': { status: 401, title: 'Email or password is incorrect' },
   'invalid-refresh-token': { status: 401, title: 'The refresh token is invalid, expired or already used' },
@@ -43,6 +43,7 @@ export const PROBLEMS = {
   'request-id-reused': { status: 409, title: 'The requestId was already used for a different request' },
   'recipient-not-active': { status: 409, title: 'The recipient is not an active member of the workspace' },
   'webhook-endpoint-limit': { status: 409, title: 'The workspace has the most webhook endpoints it may have' },
+  'webhook-deliveries-pending': { status: 409, title: 'The endpoint has the most undelivered deliveries it may have' },
   'payload-too-large': { status: 413, title: 'The request body is too large' },
   'unsupported-media-type': { status: 415, title: 'The request body must be application/json' },
   'too-many-attempts': { status: 429, title: 'Too many attempts; wait before trying again' },
@@ -50,7 +51,7 @@ export const PROBLEMS = {
   internal: { status: 500, title: 'An unexpected error occurred' },
   'operation-pending': { status: 503, title: 'The operation did not finish in time; it may still complete' },
   'dependency-unavailable': { status: 503, title: 'A service this operation depends on is unavailable' },
-  'server-busy': { status: 503, title: 'The service is busy with password checks; try again shortly' },
+  'server-busy': { status: 503, title: 'The service is busy; try again shortly' },
 } as const;
 
 export type ProblemType = keyof typeof PROBLEMS;

@@ -20,6 +20,8 @@ import * as chartPagePlanCache from './2026.11.23T18.00.00.chart-page-plan-cache
 import * as invitationMailboxProof from './2026.11.24T07.00.00.invitation-mailbox-proof';
 import * as passwordReset from './2026.11.24T08.00.00.password-reset';
 import * as headerAccounts from './2026.11.24T14.00.00.header-accounts';
+import * as chartHeaders from './2026.11.26T10.00.00.chart-headers';
+import * as webhookPendingDeliveries from './2026.11.26T11.00.00.webhook-pending-deliveries';
 import * as magicLinks from './2026.11.25T06.00.00.magic-links';
 import * as webhooks from './2026.11.25T07.00.00.webhooks';
 import * as webhookDelivery from './2026.11.25T07.30.00.webhook-delivery';
@@ -63,4 +65,6 @@ export const MIGRATIONS: Array<{ name: string; module: MigrationModule }> = [
   { name: '2026.11.25T09.00.00.foreign-currency', module: foreignCurrency },
   { name: '2026.11.25T10.00.00.account-statement-index', module: accountStatementIndex },
   { name: '2026.11.25T11.00.00.year-end-closing', module: yearEndClosing },
+  { name: '2026.11.26T10.00.00.chart-headers', module: chartHeaders },
+  { name: '2026.11.26T11.00.00.webhook-pending-deliveries', module: webhookPendingDeliveries },
 ];

@@ -16,6 +16,8 @@ export interface CompanyAccountRow {
   type: AccountType;
   enabled: boolean;
   custom: boolean;
+  /** A global group with accounts under it: lines and subaccounts go to its detail accounts. */
+  header: boolean;
   subaccountCount: number;
   version: number;
 }
@@ -26,6 +28,7 @@ interface RawAccount {
   type: AccountType;
   enabled: boolean;
   custom: boolean;
+  header: boolean;
   subaccount_count: string;
   version: string;
 }
@@ -35,12 +38,13 @@ interface RawAccount {
 const COMPANY_CHART = `
   WITH chart AS (
     SELECT g.code, COALESCE(o.name, g.name) AS name, g.type, COALESCE(o.enabled, true) AS enabled,
-           false AS custom, COALESCE(o.version, 0) AS version
+           false AS custom, EXISTS (SELECT 1 FROM global_accounts d WHERE d.parent_code = g.code) AS header,
+           COALESCE(o.version, 0) AS version
       FROM global_accounts g
       LEFT JOIN company_accounts o
         ON o.tenant_id = :tenantId AND o.legal_entity_id = :legalEntityId AND o.code = g.code AND NOT o.custom
     UNION ALL
-    SELECT c.code, c.name, c.type, c.enabled, true, c.version
+    SELECT c.code, c.name, c.type, c.enabled, true, false, c.version
       FROM company_accounts c
      WHERE c.tenant_id = :tenantId AND c.legal_entity_id = :legalEntityId AND c.custom
   )`;
@@ -55,12 +59,13 @@ function toRow(r: RawAccount): CompanyAccountRow {
     type: r.type,
     enabled: r.enabled,
     custom: r.custom,
+    header: r.header,
     subaccountCount: Number(r.subaccount_count),
     version: Number(r.version),
   };
 }
 
-type ChartQuery = { q: string; type: AccountType | null; limit: number; offset: number };
+type ChartQuery = { q: string; type: AccountType | null; header: boolean | null; limit: number; offset: number };
 
 /**
  * One page of the company's chart with the count of all matches, in one statement. The search and the page
@@ -69,7 +74,7 @@ type ChartQuery = { q: string; type: AccountType | null; limit: number; offset: 
  */
 export function companyChartPageStatement(scope: CompanyScope, query: ChartQuery): Statement {
   return {
-    sql: `SELECT * FROM app_company_chart_page(:tenantId, :legalEntityId, :q, CAST(:type AS text), :limit, :offset)`,
+    sql: `SELECT * FROM app_company_chart_page(:tenantId, :legalEntityId, :q, CAST(:type AS text), CAST(:header AS boolean), :limit, :offset)`,
     replacements: { ...scope, ...query },
   };
 }
@@ -97,6 +102,12 @@ export async function findCompanyAccount(tx: Db, scope: CompanyScope, code: stri
     { ...scope, code },
   );
   return rows[0] ? toRow(rows[0]) : null;
+}
+
+/** The accounts of the global chart under a header (5100 → 5110, …), by code. */
+export async function detailAccountsOf(tx: Db, headerCode: string): Promise<string[]> {
+  const rows = await selectRows<{ code: string }>(tx, 'SELECT code FROM global_accounts WHERE parent_code = :headerCode ORDER BY code COLLATE "C"', { headerCode });
+  return rows.map((r) => r.code);
 }
 
 /** False when the code exists in the global chart or the company's (the insert then does nothing). */

@@ -34,6 +34,21 @@ describe('POST …/accounts/{code}/subaccounts (createCompanySubaccount)', () =>
     expect(events).toEqual([{ action: 'accounting.subaccount.created', subject_id: res.body.id, subject_type: 'COMPANY_SUBACCOUNT' }]);
   });
 
+  test('"refuse subaccounts under a header": 400 header-account naming its detail accounts, nothing stored, even written by the application role', async () => {
+    const who = await registerWorkspace(stack);
+    const res = await create(who, '5100', { code: 'NBU-01', name: 'National Bank', enabled: true }).expect(400);
+    expect(res.body).toMatchObject({ type: '/problems/header-account', detail: expect.stringContaining('5110') });
+    const parent = await api(stack).get(`/api/v1/accounting-settings/${who.me.company.id}/accounts/5100`).set(...bearer(who.accessToken)).expect(200);
+    expect(parent.body).toMatchObject({ header: true, subaccountCount: 0 });
+    await expect(
+      stack.admin.query(
+        `INSERT INTO company_subaccounts (tenant_id, legal_entity_id, parent_code, id, code, name, enabled, version)
+         VALUES (:t, :l, '5100', gen_random_uuid(), 'X', 'x', true, 1)`,
+        { replacements: { t: who.me.tenantId, l: who.me.company.id } },
+      ),
+    ).rejects.toThrow(/header account/);
+  });
+
   test('"codes are unique per company and parent account": 409 subaccount-code-exists under the same parent only', async () => {
     const who = await registerWorkspace(stack);
     await create(who, '4010', { code: 'C1', name: 'Client one', enabled: true }).expect(201);

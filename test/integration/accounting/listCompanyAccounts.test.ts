@@ -108,6 +108,21 @@ describe('GET /accounting-settings/{legalEntityId}/accounts (listCompanyAccounts
     expect(await search('%%')).toEqual([]);
   });
 
+  test('"header" filters headers (the NAS 21 groups) from the accounts lines go to; custom accounts are never headers', async () => {
+    const who = await registerWorkspace(stack);
+    await api(stack).post(accountsOf(who)).set(...bearer(who.accessToken)).send({ code: '5199', name: 'Petty cash, branch', type: 'ASSET', enabled: true }).expect(201);
+    const headers = await listAll(who, { header: 'true' });
+    const groups = NAS21_CHART_OF_ACCOUNTS.filter((a) => NAS21_CHART_OF_ACCOUNTS.some((b) => b.code !== a.code && b.code.slice(0, 2) === a.code.slice(0, 2) && a.code.endsWith('00')));
+    expect(headers.totalElements).toBe(groups.length);
+    for (const a of headers.items) expect(a).toMatchObject({ header: true, custom: false, code: expect.stringMatching(/00$/) });
+    const postable = await listAll(who, { header: 'false', q: '51' });
+    expect(postable.items.map((a: { code: string }) => a.code)).toEqual(expect.arrayContaining(['5110', '5199']));
+    expect(postable.items.map((a: { code: string }) => a.code)).not.toContain('5100');
+    for (const a of postable.items) expect(a.header).toBe(false);
+    const all = await listAll(who);
+    expect(all.totalElements).toBe(headers.totalElements + (await listAll(who, { header: 'false' })).totalElements);
+  });
+
   test('"type" filters by account type', async () => {
     const body = await listAll(alice, { type: 'CONTRA_ASSET' });
     expect(body.items.length).toBeGreaterThan(0);
@@ -160,8 +175,13 @@ describe('GET /accounting-settings/{legalEntityId}/accounts/{code} (getCompanyAc
     const res = await api(stack).get(`${accountsOf(alice)}/5110`).set(...bearer(alice.accessToken)).expect(200);
     expect(res.body).toEqual({
       code: '5110', name: 'Settlement account', type: 'ASSET', normalSide: 'DEBIT', balanceType: 'ACTIVE',
-      enabled: true, custom: false, subaccountCount: 0, version: 0,
+      enabled: true, custom: false, header: false, subaccountCount: 0, version: 0,
     });
+  });
+
+  test('"a client can tell a header account from a postable one": header is true for a group with accounts under it', async () => {
+    const group = await api(stack).get(`${accountsOf(alice)}/5100`).set(...bearer(alice.accessToken)).expect(200);
+    expect(group.body).toMatchObject({ code: '5100', header: true });
   });
 
   test('when the code is not in the chart, then 404; when it is not four digits, then 400', async () => {
@@ -188,7 +208,7 @@ describe('POST /accounting-settings/{legalEntityId}/accounts (createCompanyAccou
     const correlationId = res.headers['x-correlation-id'];
     expect(res.body).toEqual({
       code: '5150', name: '', type: 'LIABILITY', normalSide: 'CREDIT', balanceType: 'PASSIVE',
-      enabled: false, custom: true, subaccountCount: 0, version: 1,
+      enabled: false, custom: true, header: false, subaccountCount: 0, version: 1,
     });
     expect(await auditCount(who.me.tenantId, correlationId)).toBe(1);
   });

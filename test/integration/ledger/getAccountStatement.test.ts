@@ -124,6 +124,24 @@ describe('getAccountStatement: GET /api/v1/ledger/{legalEntityId}/reports/accoun
     await statement({ accountCode: '51100', from: '2024-04-01', to: '2024-04-30' }, 400);
   });
 
+  test('"an unknown subaccount id is 404, as an unknown account": a random id, another account\'s subaccount, another workspace\'s', async () => {
+    const subaccounts = (who: Registered, code: string) => `/api/v1/accounting-settings/${who.me.company.id}/accounts/${code}/subaccounts`;
+    const own = await api(stack).post(subaccounts(owner, '6010')).set(...bearer(owner.accessToken)).send({ code: 'SUP-1', name: 'Supplier one', enabled: true }).expect(201);
+    const stranger = await registerWorkspace(stack);
+    const theirs = await api(stack).post(subaccounts(stranger, '5110')).set(...bearer(stranger.accessToken)).send({ code: 'B-1', name: 'Bank', enabled: true }).expect(201);
+    const range = { from: '2024-04-01', to: '2024-04-30' };
+    for (const [accountCode, subaccountId] of [
+      ['5110', '00000000-0000-4000-8000-000000000000'],
+      ['5110', own.body.id],
+      ['5110', theirs.body.id],
+    ]) {
+      const res = await statement({ accountCode: accountCode!, subaccountId: subaccountId!, ...range }, 404);
+      expect(res.body.type).toBe('/problems/not-found');
+    }
+    const empty = await statement({ accountCode: '6010', subaccountId: own.body.id, ...range });
+    expect(empty.body).toMatchObject({ subaccountId: own.body.id, items: [], openingBalance: '0.00' });
+  });
+
   test('a line carries its entry\'s number, which the statement orders by: the database refuses a line that names another number', async () => {
     const rows = await stack.admin.query<{ entry_id: string; entry_number: string; number: string }>(
       `SELECT l.entry_id, l.entry_number::text, e.number::text FROM journal_lines l JOIN journal_entries e ON e.tenant_id = l.tenant_id AND e.id = l.entry_id

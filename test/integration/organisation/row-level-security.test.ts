@@ -194,7 +194,7 @@ describe('row-level security', () => {
     const page = (tenant: string) =>
       withTenant(stack.db, tenant, (tx) =>
         stack.db.query<{ code: string; custom: boolean; subaccount_count: string; total: string }>(
-          "SELECT * FROM app_company_chart_page(:a, :company, '0199', NULL, 50, 0)",
+          "SELECT * FROM app_company_chart_page(:a, :company, '0199', NULL, NULL, 50, 0)",
           { replacements: { a: a.me.tenantId, company: a.me.company.id }, type: QueryTypes.SELECT, transaction: tx },
         ),
       );

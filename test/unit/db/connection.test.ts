@@ -178,7 +178,7 @@ describe('inlineStatement', () => {
       companyStatement(scope),
       companyStatement(scope, { forChange: true }),
       firstCompanyStatement(scope),
-      companyChartPageStatement(scope, { q: "o'b", type: null, limit: 50, offset: 0 }),
+      companyChartPageStatement(scope, { q: "o'b", type: null, header: null, limit: 50, offset: 0 }),
       postingContextStatement(scope, { requestId: '0bb4b2a1-6339-4728-8b43-3320cf0aa49f', codes: ['5210', '9010'], subaccountIds: [], currencies: ['USD'], entryDate: '2025-02-03' }),
       postJournalEntryStatement(scope, {
         id: 'd2310ece-12ce-49c6-950d-625c2b8eed80', entryDate: '2025-02-03', description: 'Entry', reference: null, requestId: '0bb4b2a1-6339-4728-8b43-3320cf0aa49f',
