@@ -1005,7 +1005,7 @@ export interface paths {
         put?: never;
         /**
          * Create a subaccount under a global or custom account
-         * @description Codes are unique per company and parent account (409 `subaccount-code-exists`); 409 `company-archived`.
+         * @description Codes are unique per company and parent account (409 `subaccount-code-exists`); 409 `company-archived`. A header account (`header` true) takes no subaccounts (400 `header-account`, naming its detail accounts).
          */
         post: operations["createCompanySubaccount"];
         delete?: never;
@@ -1363,6 +1363,7 @@ export interface paths {
          *     balance. With `currency`, only the lines in that currency, with their foreign amounts and a running
          *     foreign balance. At most 366 days. By `Accept`, JSON, CSV or XLSX: the export has every line of the range,
          *     streamed as it is read (`page` and `size` do not apply), a row per line (`counterAccounts` joined by spaces).
+         *     An account not in the chart, or a `subaccountId` that is not a subaccount of that account, is 404.
          */
         get: operations["getAccountStatement"];
         put?: never;
@@ -1670,7 +1671,8 @@ export interface paths {
          *     `webhook-endpoint-limit`. `url` is an absolute `https` URL of at most 2,000 characters, without
          *     credentials (`user:pass@`) or a fragment (400 `validation` otherwise); plain `http` only where the
          *     service allows it (`WEBHOOK_ALLOW_HTTP`, on in development and tests only). A literal IP address that
-         *     is not public (loopback, private, link-local, multicast, …; IPv4-mapped IPv6 included) is refused here
+         *     is not public (loopback, private, link-local, multicast, …; IPv4-mapped IPv6 judged as its IPv4; IPv6
+         *     outside global unicast 2000::/3, such as IPv4-compatible `::7f00:1` or NAT64 `64:ff9b::/96`) is refused here
          *     already (loopback is allowed in development and tests). A host name is resolved and checked at every
          *     delivery attempt instead, not here: a name that resolves to a non-public address is refused then (DNS
          *     can change). `eventTypes`: 1 to 10 distinct types of GET /webhooks/event-types.
@@ -2403,6 +2405,8 @@ export interface components {
             enabled: boolean;
             /** @description True for company-created accounts */
             custom: boolean;
+            /** @description True for a header account: a group of the global chart with accounts under it (5100 over 5110; every NAS 21 group). Journal lines and subaccounts go to its detail accounts (400 `header-account`); custom accounts are never headers */
+            readonly header: boolean;
             /**
              * Format: int64
              * @description All direct subaccounts, including disabled
@@ -4877,6 +4881,8 @@ export interface operations {
             query?: {
                 q?: string;
                 type?: components["schemas"]["AccountType"];
+                /** @description true: only header accounts (groups that sum the accounts under them); false: only the accounts lines and subaccounts go to */
+                header?: boolean;
                 /** @description Zero-based page number */
                 page?: components["parameters"]["Page"];
                 /** @description Page size */
