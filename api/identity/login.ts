@@ -52,7 +52,7 @@ export function createLogin(deps: LoginServiceDeps) {
   }
 
   async function login(input: LoginInput, ctx: RequestContext): Promise<LoginOutcome> {
-    // interface.md §4.2 rule 2: exactly one factor, and the email factor needs both of its fields.
+    // Exactly one factor, and the email factor needs both of its fields.
     const factor = factorOf(input, 'login-factors-invalid');
     const email = normaliseEmail(input.email);
     // Before any lookup or hash: every login request counts, the second steps too (each one checks the password).

@@ -26,7 +26,7 @@ function fingerprintOf(body: Schemas['SendRequest']): Buffer {
     .digest();
 }
 
-/** Devices and push notifications (DESIGN.md §7). */
+/** Devices and push notifications. */
 export function createNotifications(deps: { db: Sequelize; workflows: WorkflowClient }) {
   const { db, workflows } = deps;
 

@@ -8,7 +8,7 @@ import { recordCallerEvent } from '../audit/caller-events';
 
 type CompanyWorkspace = Schemas['CompanyWorkspace'];
 
-/** The workspace's company: completing onboarding, archiving (DESIGN.md §3). */
+/** The workspace's company: completing onboarding, archiving. */
 export function createCompany(deps: { db: Sequelize }) {
   const { db } = deps;
 

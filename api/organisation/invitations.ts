@@ -53,7 +53,7 @@ export interface InvitationDeps {
 /** A session in the workspace, or the challenge of the existing identity's second factor. */
 export type AcceptOutcome = SignInOutcome;
 
-/** Invitations into a workspace (DESIGN.md "Organisation rules"). */
+/** Invitations into a workspace. */
 export function createInvitations(deps: InvitationDeps) {
   const { db } = deps;
 

@@ -13,7 +13,7 @@ type Permission = Schemas['Permission'];
 
 const NO_ROLE = 'No role with this id in your workspace';
 
-/** Roles and permissions (DESIGN.md "Organisation rules"): the catalogue comes from the OpenAPI document. */
+/** Roles and permissions: the catalogue comes from the OpenAPI document. */
 export function createRoles(deps: { db: Sequelize; doc: OpenApiDocument; index: OperationIndex }) {
   const { db } = deps;
   const defaults = deps.index.defaultPermissions();

@@ -36,7 +36,7 @@ function viewOf(row: MemberRow): UserView {
 
 const NO_MEMBER = 'No member with this id in your workspace';
 
-/** The workspace's members: list, read, change role/status/names, remove (interface.md §2.5). */
+/** The workspace's members: list, read, change role/status/names, remove. */
 export function createUsers(deps: { db: Sequelize; webhookEvents: WebhookEvents }) {
   const { db, webhookEvents } = deps;
 

@@ -19,7 +19,7 @@ type CurrencyView = Schemas['CurrencyView'];
  */
 const numberOf = (value: string | null): number | null => (value === null ? null : Number(value));
 
-/** Exchange rates (DESIGN.md §6): read from the stored publications, refreshed through the Schedule. */
+/** Exchange rates: read from the stored publications, refreshed through the Schedule. */
 export function createRates(deps: { db: Sequelize; workflows: Pick<WorkflowClient, 'triggerRatesRefresh'>; schedule: RatesScheduleSettings; now?: () => Date }) {
   const { db, schedule } = deps;
   const now = deps.now ?? (() => new Date());

@@ -83,7 +83,7 @@ export class AppError extends Error {
   }
 }
 
-/** Authentication failures answer 401 with an empty body, as interface.md §5.3 allows. */
+/** Authentication failures answer 401 with an empty body, as the interface allows. */
 export class UnauthenticatedError extends Error {
   constructor(
     readonly reason: string,
@@ -95,7 +95,7 @@ export class UnauthenticatedError extends Error {
   }
 }
 
-/** A token used on another tenant's host answers 403 with an empty body (interface.md §5.1). */
+/** A token used on another tenant's host answers 403 with an empty body. */
 export class TenantHostMismatchError extends Error {
   constructor() {
     super('tenant host mismatch');

@@ -1,6 +1,6 @@
 import type { MigrationContext } from './context';
 
-// Invitations into a workspace (DESIGN.md "Organisation rules"): the token is stored only as a hash,
+// Invitations into a workspace: the token is stored only as a hash,
 // valid seven days; one pending invitation per email and workspace (a new one supersedes it). Accepting
 // is the workflow invitation-<invitationId>: the request leaves the password hash of a new identity in
 // an acceptance row, which the workflow's activity consumes and scrubs, like registration.

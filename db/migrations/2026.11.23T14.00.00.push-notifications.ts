@@ -1,6 +1,6 @@
 import type { MigrationContext } from './context';
 
-// Push notifications (DESIGN.md §7). A device token belongs to one membership: registering it again, from
+// Push notifications. A device token belongs to one membership: registering it again, from
 // any workspace, moves it to the caller and keeps its id, which crosses tenants and so is the definer's
 // function. A message snapshots its recipient's devices as deliveries (one per device, PENDING until the
 // fan-out workflow push-<tenantId>-<requestId> settles it). `push_outbox` is the development adapter's

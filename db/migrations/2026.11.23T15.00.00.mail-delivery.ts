@@ -1,6 +1,6 @@
 import type { MigrationContext } from './context';
 
-// Delivery state of every mail the service sends (DESIGN.md §7). `mail_messages` holds one row per
+// Delivery state of every mail the service sends. `mail_messages` holds one row per
 // logical mail (a registration proof, an invitation, a second-factor code), with the provider's message id
 // once it accepted the mail and the latest state its event webhook reported. `mail_events` keeps each
 // provider event once (idempotency per event id); an event that arrives before its mail's message id is

@@ -7,7 +7,7 @@ export function totpCode(secret: string, offset = 0): string {
   return totpAt(secret, timeStep(Date.now()) + offset);
 }
 
-/** "a second-factor mail's text contains the code as its only 8-digit number" (DESIGN.md §7). */
+/** "a second-factor mail's text contains the code as its only 8-digit number". */
 export function codeFrom(mail: DevMail): string {
   const codes = mail.text.match(/\b[0-9]{8}\b/g) ?? [];
   if (codes.length !== 1) throw new Error(`expected exactly one 8-digit code in the mail, found ${codes.length}`);

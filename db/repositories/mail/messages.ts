@@ -4,7 +4,7 @@ import { Mail } from '../../models';
 import { execute, selectRows, transactionOf, withTenant, type Db } from '../../connection';
 import type { MailPurpose, MailState } from '../../../core/mail/mail';
 
-// Every mail the service sends and where it stands (DESIGN.md §7): one row per logical mail, moved by the
+// Every mail the service sends and where it stands: one row per logical mail, moved by the
 // send itself and then by the provider's events, never backwards (mail_state_rank in the migration).
 // Serves every workflow that mails (activities/mail/send-mail.ts), receiveEmailEvents and getMyEmailStatus.
 // The writes are raw SQL: each is ON CONFLICT or a state move ranked by the database's mail_state_rank

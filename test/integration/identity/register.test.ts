@@ -119,7 +119,7 @@ describe('register: POST /api/v1/auth/register (registerWorkflow)', () => {
     expect(b.me.company.slug).toBe(`${a.me.company.slug}-2`);
   });
 
-  describe('password rules (interface.md §4.2 rule 1, §5.7)', () => {
+  describe('password rules', () => {
     const cases: Array<[string, string, string]> = [
       ['shorter than 15 characters', 'fourteen-chars', 'fourteen-chars'],
       ['longer than 72 UTF-8 bytes though under 72 characters', 'ж'.repeat(40), 'ж'.repeat(40)],

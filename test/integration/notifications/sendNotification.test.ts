@@ -6,7 +6,7 @@ import { addMember, type Member } from '../../helpers/members';
 import { sendNotificationWorkflowId } from '../../../contracts/workflow-ids';
 import { pushOutboxCount } from '../../../db/repositories/notifications/outbox';
 
-// DESIGN.md §7, push: devices per membership, messages fanned out by send-notification-<tenantId>-<requestId> through
+// Push: devices per membership, messages fanned out by send-notification-<tenantId>-<requestId> through
 // the development adapter (which records each delivery once and serves GET /dev/push).
 
 let stack: TestStack;

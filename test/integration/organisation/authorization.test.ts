@@ -28,7 +28,7 @@ function forge(overrides: { header?: Record<string, unknown>; payload?: Record<s
   });
 }
 
-describe('bearer authentication (interface.md §5)', () => {
+describe('bearer authentication', () => {
   test('a well-formed forged token with the real key is accepted: the forging helper is sound', async () => {
     await api(stack).get('/api/v1/me').set(...bearer(forge())).expect(200);
   });

@@ -6,7 +6,7 @@ import { addMember } from '../../helpers/members';
 import { ledgerApi, simpleEntry, waitForClose } from '../../helpers/ledger';
 import { createOperationIndex, loadOpenApiDocument } from '../../../contracts/operations';
 
-// interface.md §4.1 and §4.3, DESIGN.md §4: who may call each operation by default. Written out here rather
+// Who may call each operation by default. Written out here rather
 // than read from the OpenAPI document, so the test checks the document against the contract.
 const ALL = ['ADMIN', 'ACCOUNTANT', 'MANAGER', 'EMPLOYEE', 'VIEWER'];
 const READERS = ['ADMIN', 'ACCOUNTANT', 'VIEWER'];

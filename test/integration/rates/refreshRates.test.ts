@@ -10,7 +10,7 @@ import type { RefreshRatesResult } from '../../../contracts/rates';
 import { startReceiver } from '../../helpers/webhook-deliveries';
 import { deliveryStarts, storedWebhooks, webhooksApi } from '../../helpers/webhook-endpoints';
 
-// DESIGN.md §6: the rates-refresh Schedule, its workflow with one activity per source, FRESH / STALE /
+// The rates-refresh Schedule, its workflow with one activity per source, FRESH / STALE /
 // UNAVAILABLE, history by effective day. The banks are a local server serving recorded documents.
 // Rates are global (every workspace reads the same), so this file owns the rate tables: other files'
 // stacks only ever fail to reach their sources, which moves lastAttemptAt and nothing else.

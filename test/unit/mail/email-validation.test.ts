@@ -2,7 +2,7 @@ import { createMailDomains } from '../../../adapters/dns/mail-domains';
 import { syntaxProblem, validateEmail } from '../../../core/identity/email-validation';
 import { startDnsStub, type DnsStub } from '../../helpers/dns-stub';
 
-// DESIGN.md §7: syntax, then MX (or A) through node:dns, against a DNS server stub on 127.0.0.1.
+// Syntax, then MX (or A) through node:dns, against a DNS server stub on 127.0.0.1.
 
 let dns: DnsStub;
 beforeAll(async () => {
