@@ -32,6 +32,7 @@ export async function createWorker(deps: WorkerDeps): Promise<Worker> {
     magicLinkTtlSeconds: deps.config.registration.magicLinkTtlSeconds,
     magicLinksPerEmailPerHour: deps.config.registration.magicLinksPerEmailPerHour,
     passwordReset: deps.config.passwordReset,
+    linkResends: deps.config.linkResends,
     // New workspaces get the default roles the OpenAPI document names for each permission.
     defaultPermissions: createOperationIndex(loadOpenApiDocument()).defaultPermissions(),
     factorSecrets: createFactorSecrets(deps.config.secondFactors.secretKeys),

@@ -5,8 +5,8 @@ import { Agent, request } from 'undici';
 import { RESPONSE_READ_BYTES, responseExcerpt, type WebhookErrorClass, type WebhookRequest, type WebhookResponse, type WebhookSender } from '../../core/webhooks/webhooks';
 
 // The webhook sender: undici with an agent of its own per attempt. The receiver's host is resolved once per
-// attempt and every address is checked (ipaddr.js: IPv4-mapped IPv6 is read as the IPv4 address it maps,
-// and only the 'unicast' range passes, 'loopback' too when allowed); the connection then goes to exactly
+// attempt and every address is checked (ipaddr.js: IPv4-mapped IPv6 is read as the IPv4 address it maps;
+// IPv4 passes in the 'unicast' range, IPv6 only in global unicast 2000::/3, 'loopback' too when allowed); the connection then goes to exactly
 // those checked addresses (the agent's lookup answers them), so a second, different DNS answer cannot slip
 // in between the check and the connect. Redirects are never followed; TLS certificates are verified; one
 // deadline covers resolution, connection, request and the (bounded) read of the answer.
@@ -22,13 +22,41 @@ export interface WebhookSenderOptions {
   dnsServers?: string[];
 }
 
-/** Why an address may not receive webhooks, or null when it may. */
+/** Global unicast, the one IPv6 block a receiver may be in (2000::/3); within it ipaddr.js still names the special ranges. */
+const GLOBAL_UNICAST = ipaddr.parseCIDR('2000::/3');
+
+/**
+ * The address as the connection would use it: IPv4 as it is; IPv6 as the URL parser writes it (the WHATWG
+ * host parser, which also reads `::a.b.c.d` as the IPv4-compatible `::a0b:c0d`, where ipaddr.js alone
+ * would read it as IPv4-mapped); null when it is no IP address (a zone id included).
+ */
+function canonicalAddress(address: string): string | null {
+  const kind = isIP(address);
+  if (kind === 4) return address;
+  if (kind !== 6) return null;
+  try {
+    return new URL(`http://[${address}]/`).hostname.slice(1, -1);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Why an address may not receive webhooks, or null when it may. An allow-list: IPv4 (an IPv4-mapped IPv6
+ * address is judged as the IPv4 address it maps) must be public unicast, or loopback when allowed; IPv6 must
+ * be global unicast, 2000::/3 outside its special ranges (documentation, Teredo, 6to4, ORCHID, …), or ::1 when
+ * loopback is allowed. So IPv4-compatible (::7f00:1), NAT64 (64:ff9b::/96, whatever IPv4 it embeds),
+ * IPv4-translated, unique-local, link-local and every block IANA has not handed out are refused.
+ */
 export function addressRefusal(address: string, options: { allowLoopback: boolean }): string | null {
-  if (!ipaddr.isValid(address)) return `${address} is not an IP address`;
-  const parsed = ipaddr.process(address);
+  const canonical = canonicalAddress(address);
+  if (canonical === null || !ipaddr.isValid(canonical)) return `${address} is not an IP address`;
+  const parsed = ipaddr.process(canonical);
   const range = parsed.range();
-  if (range === 'unicast' || (range === 'loopback' && options.allowLoopback)) return null;
-  return `${parsed.toString()} is not a public address (${range})`;
+  if (range === 'loopback' && options.allowLoopback) return null;
+  if (parsed.kind() === 'ipv4') return range === 'unicast' ? null : `${parsed.toString()} is not a public address (${range})`;
+  if (range === 'unicast' && parsed.match(GLOBAL_UNICAST)) return null;
+  return `${parsed.toString()} is not a public address (${range === 'unicast' ? 'outside global unicast 2000::/3' : range})`;
 }
 
 export type ResolvedReceiver = { ok: true; addresses: Array<{ address: string; family: 4 | 6 }> } | { ok: false; errorClass: 'ADDRESS_REFUSED' | 'DNS'; reason: string };

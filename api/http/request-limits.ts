@@ -1,3 +1,4 @@
+import ipaddr from 'ipaddr.js';
 import { RateLimiterRes, type RateLimiterPostgres } from 'rate-limiter-flexible';
 import type { Sequelize } from 'sequelize';
 import { requestLimitCounter } from '../../db/repositories/service/request-limits';
@@ -20,6 +21,28 @@ export interface RequestLimits {
  * the stranger). The others name something only its holder has (a token, an identity past its password).
  */
 const PER_TARGET_AND_IP: ReadonlySet<LimitedAction> = new Set<LimitedAction>(['login', 'register', 'magicLink', 'passwordReset']);
+
+/**
+ * Actions that mail someone: a link to the address the caller names (magic link, password reset), a code to
+ * an identity's address (email challenges), an invitation's join link (acceptance). Their client is counted
+ * by its network (clientNetwork), so one IPv6 host cannot take a fresh client budget from each of the 2^64
+ * addresses of its /64 and spend a stranger's mail budget with them.
+ */
+const PER_NETWORK: ReadonlySet<LimitedAction> = new Set<LimitedAction>(['magicLink', 'passwordReset', 'emailChallenge', 'invitationAccept']);
+
+/**
+ * The client as the mail-sending limits count it: an IPv4 address as it is (an IPv4-mapped IPv6 address is
+ * the IPv4 address it maps), an IPv6 address by its /64, the smallest network a subscriber is given. Anything
+ * else (not an IP address) as it is.
+ */
+export function clientNetwork(ip: string): string {
+  const address = ip.replace(/%.*$/, ''); // a zone id names an interface, not a client
+  if (!ipaddr.isValid(address)) return ip;
+  const parsed = ipaddr.process(address);
+  if (parsed.kind() === 'ipv4') return parsed.toString();
+  const prefix = (parsed as ipaddr.IPv6).parts.slice(0, 4);
+  return `${new ipaddr.IPv6([...prefix, 0, 0, 0, 0]).toString()}/64`;
+}
 
 const hashed = (...parts: string[]) => sha256(parts.join('\n')).toString('base64url');
 
@@ -44,10 +67,11 @@ export function createRequestLimits(
     async consume(action, { ip, target }) {
       const { ip: byIp, email: byTarget } = limiters[action];
       const normalised = target.trim().toLowerCase();
+      const client = ip && PER_NETWORK.has(action) ? clientNetwork(ip) : ip;
       // Targets are keyed by their hash: the counters never hold an address.
-      const targetKey = PER_TARGET_AND_IP.has(action) ? hashed(normalised, ip ?? '') : hashed(normalised);
+      const targetKey = PER_TARGET_AND_IP.has(action) ? hashed(normalised, client ?? '') : hashed(normalised);
       const checks = [byTarget.consume(targetKey)];
-      if (ip) checks.push(byIp.consume(ip));
+      if (client) checks.push(byIp.consume(client));
       const outcomes = await Promise.allSettled(checks);
       const refused = outcomes.flatMap((o) => (o.status === 'rejected' ? [o.reason as unknown] : []));
       const error = refused.find((r) => !(r instanceof RateLimiterRes));
@@ -55,6 +79,32 @@ export function createRequestLimits(
       if (refused.length === 0) return;
       onRejected(action);
       throw tooMany(Math.max(1, ...refused.map((r) => Math.ceil((r as RateLimiterRes).msBeforeNext / 1000))), 'Too many requests of this kind');
+    },
+  };
+}
+
+/** One kind of request counted per key (e.g. a webhook endpoint), in the same PostgreSQL store as the limits above. */
+export interface KeyedLimit {
+  /** Counts one request for `key`; throws 429 too-many-requests (with Retry-After) past the window's points. */
+  consume(key: string): Promise<void>;
+}
+
+export function createKeyedLimit(
+  db: Sequelize,
+  keyPrefix: string,
+  window: RateWindow,
+  onRejected: () => void = () => undefined,
+): KeyedLimit {
+  const counter = requestLimitCounter(db, { keyPrefix, points: window.points, duration: window.seconds });
+  return {
+    async consume(key) {
+      try {
+        await counter.consume(key);
+      } catch (refusal) {
+        if (!(refusal instanceof RateLimiterRes)) throw refusal;
+        onRejected();
+        throw tooMany(Math.max(1, Math.ceil(refusal.msBeforeNext / 1000)), 'Too many requests of this kind');
+      }
     },
   };
 }

@@ -132,9 +132,13 @@ export function createSecondFactorService(deps: SecondFactorDeps) {
     rejectAs: ProblemType,
   ): Promise<void> {
     await checkFactor(identity.id, kind, async () => {
+      // A factor the account does not have is a wrong factor (the operation's own rejection, counted as a
+      // failed guess), never a state conflict: login and reset declare no 409.
       if (kind === 'EMAIL_CODE') {
         if (channelOf(identity) !== 'EMAIL') throw new AppError(rejectAs, 'Email codes are not this account\'s second factor');
         await verifyEmailCode({ identityId: identity.id, ...challenge }, input.challengeId!, input.code!, rejectAs);
+      } else if (!identity.totpSecretEncrypted) {
+        throw new AppError(rejectAs, 'An authenticator is not this account\'s second factor: use the code of its email challenge');
       } else if (kind === 'TOTP') {
         await verifyTotpCode(identity, input.totpCode!, rejectAs);
       } else {

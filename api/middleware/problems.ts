@@ -20,24 +20,83 @@ function isTemporalUnavailable(err: unknown): boolean {
   return false;
 }
 
+/**
+ * Writes the problem document as text, not through res.json: in development and tests the response validator
+ * wraps res.json, and a problem whose status the operation does not declare would fail there and fall through
+ * to Express's own HTML error page (with the stack). A problem is built from the catalogue, so its shape is
+ * known; an undeclared status is logged instead (see problemHandler).
+ */
 function send(res: Response, type: ProblemType, detail: string, extensions: Record<string, unknown> = {}): void {
   const { ctx } = locals(res);
-  res
-    .status(PROBLEMS[type].status)
-    .type('application/problem+json')
-    .json({
-      type: problemTypeUri(type),
-      title: PROBLEMS[type].title,
-      status: PROBLEMS[type].status,
-      detail,
-      instance: `urn:uuid:${ctx?.correlationId ?? randomUUID()}`,
-      ...extensions,
-    });
+  const body = {
+    type: problemTypeUri(type),
+    title: PROBLEMS[type].title,
+    status: PROBLEMS[type].status,
+    detail,
+    instance: `urn:uuid:${ctx?.correlationId ?? randomUUID()}`,
+    ...extensions,
+  };
+  res.status(body.status).type('application/problem+json').send(JSON.stringify(body));
 }
 
-/** The one error handler: every failure becomes a problem document (or the empty 401/403 the contract allows). */
-export function problemHandler(err: unknown, _req: Request, res: Response, next: NextFunction): void {
+/** The statuses the matched operation declares (its `responses`), or null when no operation was matched. */
+function declaredStatuses(req: Request): string[] | null {
+  const responses = (req as { openapi?: { schema?: { responses?: Record<string, unknown> } } }).openapi?.schema?.responses;
+  return responses ? Object.keys(responses) : null;
+}
+
+/**
+ * The one error handler: every failure becomes a problem document (or the empty 401/403 the contract allows),
+ * in every environment. Should answering fail in turn, the last resort still writes a 500 problem document,
+ * so Express's HTML error page is never what a client gets.
+ */
+export function problemHandler(err: unknown, req: Request, res: Response, next: NextFunction): void {
   if (res.headersSent) return next(err);
+  try {
+    answer(err, req, res);
+  } catch (failure) {
+    lastResort(res, failure);
+    return;
+  }
+  try {
+    // The document is the contract: a status it does not declare for the operation is our drift to fix.
+    const declared = declaredStatuses(req);
+    const status = String(res.statusCode);
+    if (declared && !declared.includes(status) && !declared.includes(`${status[0]}XX`) && !declared.includes('default')) {
+      locals(res).log?.warn('answer status not declared by the operation', { status: res.statusCode, operationId: locals(res).operation?.operationId });
+    }
+  } catch {
+    // a log line is not worth the answer, which has gone out
+  }
+}
+
+/** A 500 problem written by hand, with nothing that could throw again but the socket. */
+function lastResort(res: Response, failure: unknown): void {
+  try {
+    locals(res).log?.error('the error handler failed', { error: failure instanceof Error ? failure.message : String(failure) });
+  } catch {
+    // the log is what failed: the answer below is all that is left to do
+  }
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  const body = JSON.stringify({
+    type: problemTypeUri('internal'),
+    title: PROBLEMS.internal.title,
+    status: 500,
+    detail: 'Quote the support reference when you contact support',
+    instance: `urn:uuid:${randomUUID()}`,
+    supportReference: randomUUID(),
+  });
+  res.statusCode = 500;
+  res.removeHeader('Retry-After');
+  res.setHeader('Content-Type', 'application/problem+json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(body));
+  res.end(body);
+}
+
+function answer(err: unknown, _req: Request, res: Response): void {
   const { log } = locals(res);
   if (err instanceof UnauthenticatedError) {
     log?.info('unauthenticated', { reason: err.reason });
@@ -64,7 +123,11 @@ export function problemHandler(err: unknown, _req: Request, res: Response, next:
     if (e.status === 400) return send(res, 'validation', errors.map((x) => `${x.path} ${x.message}`).join('; '), { errors });
     if (e.status === 404) return send(res, 'not-found', e.message ?? 'Not found');
     if (e.status === 405) return send(res, 'method-not-allowed', e.message ?? 'Method not allowed');
+    if (e.status === 406) return send(res, 'not-acceptable', e.message ?? 'Not acceptable');
+    if (e.status === 413) return send(res, 'payload-too-large', e.message ?? 'The body exceeds the size limit');
     if (e.status === 415) return send(res, 'unsupported-media-type', e.message ?? 'Unsupported media type');
+    // 500: the answer the handler built does not match the document (response validation, outside production),
+    // which is our bug: the 500 problem below, its log line naming the mismatch.
   }
   if (isDatabaseUnavailable(err) || isTemporalUnavailable(err)) {
     log?.warn('dependency unavailable', { error: err instanceof Error ? err.message : String(err) });
@@ -76,6 +139,7 @@ export function problemHandler(err: unknown, _req: Request, res: Response, next:
   log?.error('unhandled error', {
     supportReference,
     error: err instanceof Error ? err.message : String(err),
+    ...(Array.isArray(e?.errors) ? { errors: e.errors } : {}),
     stack: err instanceof Error ? err.stack : undefined,
   });
   send(res, 'internal', 'Quote the support reference when you contact support', { supportReference });

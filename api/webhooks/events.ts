@@ -3,9 +3,11 @@ import { AppError } from '../../core/shared/problems';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../../contracts/webhooks';
 import type { OpenApiDocument } from '../../contracts/operations';
 import { withTenant, type Tx } from '../../db/connection';
-import { findEndpoint } from '../../db/repositories/webhooks/endpoints';
+import { countPendingDeliveries } from '../../db/repositories/webhooks/deliveries';
+import { findEndpoint, type EndpointRow } from '../../db/repositories/webhooks/endpoints';
 import { recordWebhookEvent, recordWebhookTestEvent, type RecordedStart, type RecordOptions, type WebhookEvent } from '../../db/repositories/webhooks/events';
 import type { Principal, RequestContext } from '../http/context';
+import type { KeyedLimit } from '../http/request-limits';
 import type { Schemas } from '../http/operation-handler';
 import type { WorkflowClient } from '../workflow-client';
 import { recordCallerEvent } from '../audit/caller-events';
@@ -51,22 +53,53 @@ function eventTypesOf(doc: OpenApiDocument): Schemas['WebhookEventTypeInfo'][] {
 
 const TEST_MESSAGE = 'A test event, sent on request: this endpoint receives and verifies signed events.';
 
+/** How often one endpoint may be sent a test event, and how many undelivered deliveries it may have then. */
+export interface TestEventLimits {
+  /** Keyed by endpoint id (RATE_LIMIT_WEBHOOK_TEST_PER_ENDPOINT, one per 10 s). */
+  perEndpoint: KeyedLimit;
+  /** PENDING deliveries past which a test event is refused (WEBHOOK_MAX_PENDING_DELIVERIES). */
+  maxPendingDeliveries: number;
+}
+
 /** The event catalogue and the test event. */
-export function createWebhookEventOperations(deps: { db: Sequelize; doc: OpenApiDocument; events: WebhookEvents }) {
+export function createWebhookEventOperations(deps: { db: Sequelize; doc: OpenApiDocument; events: WebhookEvents; testLimits: TestEventLimits }) {
   const { db, events } = deps;
+  const { perEndpoint, maxPendingDeliveries } = deps.testLimits;
   const catalogue = eventTypesOf(deps.doc);
 
   function listWebhookEventTypes(): Schemas['WebhookEventTypeInfo'][] {
     return catalogue;
   }
 
-  /** Records a webhook.test event with one delivery to the endpoint (whatever it subscribes to), then starts it. */
+  /** Refuses a test event to an endpoint that is not there, is disabled, or has its most undelivered deliveries. */
+  async function assertTestable(tx: Tx, scope: { tenantId: string }, endpoint: EndpointRow | null): Promise<void> {
+    if (!endpoint) throw new AppError('not-found', 'No webhook endpoint with this id in your workspace');
+    if (!endpoint.enabled) throw new AppError('conflict', 'The endpoint is disabled: enable it before sending it a test event');
+    // Each test event is a delivery retried for WEBHOOK_RETRY_HOURS: past the bound they would only pile up.
+    const pending = await countPendingDeliveries(tx, scope, endpoint.id, maxPendingDeliveries);
+    if (pending >= maxPendingDeliveries) {
+      throw new AppError(
+        'webhook-deliveries-pending',
+        `The endpoint has ${pending} undelivered deliveries, the most it may have for a test event: let its receiver answer, or wait for them to settle`,
+        { limit: maxPendingDeliveries, pending },
+      );
+    }
+  }
+
+  /**
+   * Records a webhook.test event with one delivery to the endpoint (whatever it subscribes to), then starts it.
+   * At most one per endpoint per window (429), and none while the endpoint has its most undelivered deliveries
+   * (409): each is a workflow retried for a day. An unknown, disabled or backlogged endpoint spends nothing of
+   * the window.
+   */
   async function sendWebhookTestEvent(principal: Principal, endpointId: string, ctx: RequestContext): Promise<Schemas['WebhookTestAccepted']> {
     const scope = { tenantId: principal.tenantId };
+    await withTenant(db, scope.tenantId, async (tx) => assertTestable(tx, scope, await findEndpoint(tx, scope, endpointId)));
+    // Counted on its own connection, outside the transactions: a request never holds two of the pool's.
+    await perEndpoint.consume(endpointId);
     const recorded = await withTenant(db, scope.tenantId, async (tx) => {
-      const endpoint = await findEndpoint(tx, scope, endpointId, { lock: true });
-      if (!endpoint) throw new AppError('not-found', 'No webhook endpoint with this id in your workspace');
-      if (!endpoint.enabled) throw new AppError('conflict', 'The endpoint is disabled: enable it before sending it a test event');
+      // Again under the endpoint's lock: it may have changed (or filled up) since.
+      await assertTestable(tx, scope, await findEndpoint(tx, scope, endpointId, { lock: true }));
       const test = (await recordWebhookTestEvent(tx, scope, endpointId, { endpointId, message: TEST_MESSAGE }, events.options))!;
       await recordCallerEvent(tx, principal, ctx, {
         action: 'webhooks.test.sent',

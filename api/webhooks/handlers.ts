@@ -1,8 +1,10 @@
 import type { Sequelize } from 'sequelize';
+import type { Config } from '../../runtime/config';
 import type { FactorSecrets } from '../../core/identity/factor-secrets';
 import type { OpenApiDocument, OperationIndex } from '../../contracts/operations';
 import { memberOperation, type HandlersOf } from '../http/operation-handler';
 import { pageQuery } from '../http/pages';
+import { createKeyedLimit } from '../http/request-limits';
 import type { WorkflowClient } from '../workflow-client';
 import { createWebhookDeliveries } from './deliveries';
 import { createWebhookEndpoints } from './endpoints';
@@ -28,12 +30,24 @@ export function webhookHandlers(deps: {
   factorSecrets: FactorSecrets;
   workflows: WorkflowClient;
   events: WebhookEvents;
-  /** Plain http receivers (WEBHOOK_ALLOW_HTTP) and loopback addresses (WEBHOOK_ALLOW_LOOPBACK) are accepted. */
-  urlRules: { allowHttp: boolean; allowLoopback: boolean };
+  /**
+   * Whether plain http receivers (WEBHOOK_ALLOW_HTTP) and loopback addresses (WEBHOOK_ALLOW_LOOPBACK) are
+   * accepted; how often an endpoint may be sent a test event, and with how many undelivered deliveries.
+   */
+  settings: Pick<Config['webhooks'], 'allowHttp' | 'allowLoopback' | 'testEventsPerEndpoint' | 'maxPendingDeliveries'>;
+  /** Counts a test event refused by its limit (the rate-limit metric). */
+  onRateLimited?: () => void;
 }): HandlersOf<WebhookOperation> {
-  const endpoints = createWebhookEndpoints(deps);
+  const { settings } = deps;
+  const endpoints = createWebhookEndpoints({ ...deps, urlRules: settings });
   const deliveries = createWebhookDeliveries(deps);
-  const events = createWebhookEventOperations(deps);
+  const events = createWebhookEventOperations({
+    ...deps,
+    testLimits: {
+      perEndpoint: createKeyedLimit(deps.db, 'webhook-test:endpoint', settings.testEventsPerEndpoint, deps.onRateLimited),
+      maxPendingDeliveries: settings.maxPendingDeliveries,
+    },
+  });
   return {
     listWebhookEventTypes: memberOperation(() => ({ status: 200, body: events.listWebhookEventTypes() })),
 

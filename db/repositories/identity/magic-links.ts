@@ -3,8 +3,9 @@ import { MagicLink } from '../../models';
 import { execute, transactionOf, type Db, type Tx } from '../../connection';
 
 // Magic links (table magic_links): the emailed one-time links of registration and password reset. Serves
-// requestMagicLink and requestPasswordReset (their workflows' activities issue the links); register and
-// resetPassword consume them (register's through registerWorkflow's activity).
+// requestMagicLink and requestPasswordReset (their workflows' activities issue the links, or re-send the live
+// one under a new token); register and resetPassword consume them (register's through registerWorkflow's
+// activity).
 
 export type MagicLinkPurpose = 'REGISTRATION' | 'PASSWORD_RESET';
 
@@ -48,6 +49,20 @@ export async function findMagicLink(db: Db, magicLinkId: string, options: { lock
   return rowOf(await MagicLink.findByPk(magicLinkId, { transaction: tx, ...(options.lock && tx ? { lock: tx.LOCK.UPDATE } : {}) }));
 }
 
+/**
+ * The address's live link of `purpose`: mailed, neither consumed nor superseded, not expired (the newest,
+ * though a new link supersedes the others, so there is at most one).
+ */
+export async function findLiveMagicLink(db: Db, email: string, purpose: MagicLinkPurpose): Promise<MagicLinkRow | null> {
+  return rowOf(
+    await MagicLink.findOne({
+      where: { email, purpose, mailedAt: { [Op.ne]: null }, consumedAt: null, supersededAt: null, expiresAt: { [Op.gt]: new Date() } },
+      order: [['createdAt', 'DESC']],
+      transaction: transactionOf(db),
+    }),
+  );
+}
+
 /** Links issued for the email and purpose since `since` (the per-address hourly limit). */
 export async function countMagicLinksSince(db: Db, email: string, input: { purpose: MagicLinkPurpose; since: Date }): Promise<number> {
   return MagicLink.count({ where: { email, purpose: input.purpose, createdAt: { [Op.gt]: input.since } }, transaction: transactionOf(db) });
@@ -65,7 +80,10 @@ export async function insertMagicLink(
   await MagicLink.create(input, { transaction: transactionOf(db) });
 }
 
-/** A retry before mailing draws a new token: the stored hash and expiry are replaced. */
+/**
+ * A retry before mailing draws a new token: the stored hash and expiry are replaced. A re-send of a live link
+ * replaces the hash only (its expiry given as it was): the newest mail's token is the one that opens it.
+ */
 export async function replaceMagicLinkToken(db: Db, magicLinkId: string, input: { tokenHash: Buffer; expiresAt: Date }): Promise<void> {
   await MagicLink.update(input, { where: { id: magicLinkId }, transaction: transactionOf(db) });
 }

@@ -6,7 +6,8 @@ import type { MailPurpose, MailState } from '../../../core/mail/mail';
 
 // Every mail the service sends and where it stands: one row per logical mail, moved by the
 // send itself and then by the provider's events, never backwards (mail_state_rank in the migration).
-// Serves every workflow that mails (activities/mail/send-mail.ts), receiveEmailEvents and getMyEmailStatus.
+// Serves every workflow that mails (activities/mail/send-mail.ts), receiveEmailEvents and getMyEmailStatus,
+// and requestMagicLink's and requestPasswordReset's count of re-sent links (activities/identity/mail-link.ts).
 // The writes are raw SQL: each is ON CONFLICT or a state move ranked by the database's mail_state_rank
 // (a conditional write that decides between the send and the provider's events); the reads are the model's.
 
@@ -46,6 +47,33 @@ export async function openMail(db: Sequelize, ref: MailRef): Promise<string> {
     );
   }
   return mailId;
+}
+
+/**
+ * Records a mail about to be sent, inside the transaction that decided to send it, so that the next decision
+ * (under the same lock) counts it; the send then finds the row (openMail reuses it) and moves it on.
+ */
+export async function reserveMail(db: Db, ref: Omit<MailRef, 'audit'>): Promise<void> {
+  await execute(
+    db,
+    `INSERT INTO mail_messages (id, mail_key, purpose, to_address, provider) VALUES (:id, :key, :purpose, :to, :provider)
+     ON CONFLICT (mail_key) DO NOTHING`,
+    { id: randomUUID(), key: ref.key, purpose: ref.purpose, to: ref.to.toLowerCase(), provider: ref.provider },
+  );
+}
+
+/** Where the mail of `key` stands, or null when there is none. */
+export async function mailStateByKey(db: Db, key: string): Promise<MailState | null> {
+  const mail = await Mail.findOne({ attributes: ['state'], where: { mailKey: key }, transaction: transactionOf(db) });
+  return mail?.state ?? null;
+}
+
+/** Mails of `purpose` to an address since `since` whose key starts with `keyPrefix`. */
+export async function countMailsSince(db: Db, input: { to: string; purpose: MailPurpose; keyPrefix: string; since: Date }): Promise<number> {
+  return Mail.count({
+    where: { toAddress: input.to.toLowerCase(), purpose: input.purpose, mailKey: { [Op.startsWith]: input.keyPrefix }, createdAt: { [Op.gt]: input.since } },
+    transaction: transactionOf(db),
+  });
 }
 
 /**

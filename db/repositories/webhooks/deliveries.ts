@@ -3,9 +3,10 @@ import { WebhookDelivery } from '../../models';
 import { selectRows, type Tx } from '../../connection';
 import type { WebhookEventType } from '../../../contracts/webhooks';
 
-// The delivery log of an endpoint. Serves listWebhookDeliveries and retryWebhookDelivery. The page is raw
-// SQL (deliveries joined with their events' types); the count and the reopening of a FAILED delivery go
-// through the model.
+// The delivery log of an endpoint. Serves listWebhookDeliveries, retryWebhookDelivery and sendWebhookTestEvent
+// (its undelivered deliveries). The page and the bounded count of PENDING deliveries are raw SQL (deliveries
+// joined with their events' types; a count that stops at its bound); the count and the reopening of a FAILED
+// delivery go through the model.
 
 type Scope = { tenantId: string };
 
@@ -59,4 +60,16 @@ export async function reopenFailedDelivery(tx: Tx, scope: Scope, ids: { endpoint
     { where: { tenantId: scope.tenantId, endpointId: ids.endpointId, id: ids.deliveryId, state: 'FAILED' }, transaction: tx },
   );
   return reopened > 0;
+}
+
+/** The endpoint's undelivered (PENDING) deliveries, counted up to `atMost` (the partial index of PENDING ones). */
+export async function countPendingDeliveries(tx: Tx, scope: Scope, endpointId: string, atMost: number): Promise<number> {
+  const [row] = await selectRows<{ pending: number }>(
+    tx,
+    `SELECT count(*)::int AS pending FROM (
+       SELECT 1 FROM webhook_deliveries WHERE tenant_id = :tenantId AND endpoint_id = :endpointId AND state = 'PENDING' LIMIT :atMost
+     ) p`,
+    { ...scope, endpointId, atMost },
+  );
+  return row!.pending;
 }

@@ -2,6 +2,7 @@ import { QueryTypes } from 'sequelize';
 import { startTestStack, type TestStack } from '../../helpers/stack';
 import { api, bearer, registerWorkspace, uniqueEmail, type Registered } from '../../helpers/clients';
 import { legacyScryptHash } from '../../../core/identity/passwords';
+import { enableEmailFactor } from '../../helpers/second-factors';
 
 let stack: TestStack;
 let alice: Registered;
@@ -124,6 +125,19 @@ describe('login: POST /api/v1/auth/login', () => {
     const bob = await registerWorkspace(stack);
     await stack.admin.query("UPDATE memberships SET status = 'SUSPENDED' WHERE tenant_id = :t", { replacements: { t: bob.me.tenantId } });
     await login({ email: bob.email, password: bob.password }).expect(401);
+  });
+
+  test('when an account with email codes sends totpCode or recoveryCode with the right password, then 401 invalid-second-factor as a problem document, and no session', async () => {
+    const dana = await registerWorkspace(stack);
+    await enableEmailFactor(stack, dana);
+    for (const factor of [{ totpCode: '123456' }, { recoveryCode: 'abcd-efgh-ijkl-mnop' }]) {
+      const res = await login({ email: dana.email, password: dana.password, ...factor }).expect(401);
+      expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(res.body).toMatchObject({ type: '/problems/invalid-second-factor', status: 401 });
+      expect(res.body.accessToken).toBeUndefined();
+    }
+    // The account's own factor still signs in: the first step answers its challenge.
+    expect((await login({ email: dana.email, password: dana.password }).expect(202)).body.channel).toBe('EMAIL');
   });
 
   test('a successful login records an audit event and the last login time', async () => {

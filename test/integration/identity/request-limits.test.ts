@@ -5,7 +5,7 @@ import { QueryTypes } from 'sequelize';
 import { createApp } from '../../../api/app';
 import { createPasswordHasher, type PasswordHasher } from '../../../core/identity/passwords';
 import { anotherApp, startTestStack, type TestStack } from '../../helpers/stack';
-import { api, bearer, registerWorkspace, requestMagicLink, uniqueEmail } from '../../helpers/clients';
+import { api, bearer, magicLinkTokenFrom, PASSWORD, readMail, registerWorkspace, requestMagicLink, uniqueEmail, waitForMail } from '../../helpers/clients';
 import { enableEmailFactor } from '../../helpers/second-factors';
 
 // The limits here are the configured defaults (an empty value means the default); every test sends its
@@ -133,6 +133,52 @@ describe('request-rate limits (per client IP, and per email from one client IP) 
     }
     expectLimited(await request(stack.app).post('/api/v1/auth/password-reset/request').set('X-Forwarded-For', ip).send({ email }));
     await request(stack.app).post('/api/v1/auth/password-reset/request').set('X-Forwarded-For', clientIp()).send({ email }).expect(202);
+  });
+
+  test('magic links, the probe: four client addresses spend an address\'s hourly links (five each); the owner\'s own request from a fifth still mails a link that works', async () => {
+    const email = uniqueEmail('owner');
+    for (const ip of [clientIp(), clientIp(), clientIp(), clientIp()]) {
+      for (let i = 0; i < 5; i++) await request(stack.app).post('/api/v1/auth/magic-link/request').set('X-Forwarded-For', ip).send({ email }).expect(202);
+    }
+    await waitForMail(stack, email, 20, 60_000);
+    await request(stack.app).post('/api/v1/auth/magic-link/request').set('X-Forwarded-For', clientIp()).send({ email }).expect(202);
+    const [newest] = await waitForMail(stack, email, 21, 20_000);
+    await request(stack.app).post('/api/v1/auth/register').set('X-Forwarded-For', clientIp())
+      .send({ token: magicLinkTokenFrom(newest!), email, password: PASSWORD, confirmPassword: PASSWORD }).expect(201);
+  });
+
+  test('password reset links, the probe: four client addresses spend an address\'s hourly links (five each); the owner\'s own request from a fifth still mails a link that works', async () => {
+    const owner = await registerWorkspace(stack);
+    const before = (await readMail(stack, owner.email)).length;
+    for (const ip of [clientIp(), clientIp(), clientIp(), clientIp()]) {
+      for (let i = 0; i < 5; i++) await request(stack.app).post('/api/v1/auth/password-reset/request').set('X-Forwarded-For', ip).send({ email: owner.email }).expect(202);
+    }
+    await waitForMail(stack, owner.email, before + 20, 60_000);
+    await request(stack.app).post('/api/v1/auth/password-reset/request').set('X-Forwarded-For', clientIp()).send({ email: owner.email }).expect(202);
+    const [newest] = await waitForMail(stack, owner.email, before + 21, 20_000);
+    const password = 'the owner\'s own new password';
+    await request(stack.app).post('/api/v1/auth/password-reset').set('X-Forwarded-For', clientIp())
+      .send({ token: magicLinkTokenFrom(newest!), email: owner.email, newPassword: password, confirmPassword: password }).expect(204);
+  });
+
+  test('mail-sending requests count an IPv6 client by its /64: two addresses of one /64 share its limits, another /64 has its own; an IPv4-mapped address counts as its IPv4', async () => {
+    const post = (path: string, ip: string, email: string) => request(stack.app).post(path).set('X-Forwarded-For', ip).send({ email });
+    const magic = '/api/v1/auth/magic-link/request';
+    const reset = '/api/v1/auth/password-reset/request';
+    // Five per email from one client: the /64 2001:db8:64:1::/64 is one client, whichever of its addresses asks.
+    const email = uniqueEmail();
+    for (let i = 1; i <= 5; i++) await post(magic, `2001:db8:64:1::${i}`, email).expect(202);
+    expectLimited(await post(magic, '2001:db8:64:1:ffff:ffff:ffff:ffff', email));
+    await post(magic, '2001:db8:64:2::1', email).expect(202);
+    // Twenty per client over all emails.
+    for (let i = 1; i <= 20; i++) await post(reset, `2001:db8:64:3::${i.toString(16)}`, uniqueEmail('nobody')).expect(202);
+    expectLimited(await post(reset, '2001:db8:64:3:abcd:ef01:2345:6789', uniqueEmail('nobody')));
+    await post(reset, '2001:db8:64:4::1', uniqueEmail('nobody')).expect(202);
+    // ::ffff:a.b.c.d is the client a.b.c.d.
+    const v4 = clientIp();
+    const mapped = uniqueEmail();
+    for (let i = 0; i < 5; i++) await post(magic, `::ffff:${v4}`, mapped).expect(202);
+    expectLimited(await post(magic, v4, mapped));
   });
 
   test('registration: strangers\' invalid magic links for an email, from other addresses, never stop its owner registering', async () => {

@@ -168,6 +168,24 @@ describe('resetPassword', () => {
     await loginWith(user, NEW_PASSWORD).expect(202);
   });
 
+  test('when the account has email codes and the reset carries totpCode or recoveryCode, then 401 invalid-second-factor as a problem document; the link still works', async () => {
+    const user = await registerWorkspace(stack);
+    await enableEmailFactor(stack, user);
+    const token = await resetLink(user.email);
+    for (const factor of [{ totpCode: '123456' }, { recoveryCode: 'abcd-efgh-ijkl-mnop' }]) {
+      const res = await reset(resetBody(user, token, factor)).expect(401);
+      expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(res.body).toMatchObject({ type: '/problems/invalid-second-factor', status: 401 });
+    }
+    // Nothing changed: the old password still opens the first step (whose sign-in code is mailed).
+    const mailed = (await readMail(stack, user.email)).length;
+    await loginWith(user, user.password).expect(202);
+    await waitForMail(stack, user.email, mailed + 1);
+    const challenge = await reset(resetBody(user, token)).expect(202);
+    const code = await nextCode(stack, user.email, mailed + 1);
+    await reset(resetBody(user, token, { challengeId: challenge.body.challengeId, code })).expect(204);
+  });
+
   test('when a factor is sent for an account without one, or factors are mixed, then 400 login-factors-invalid', async () => {
     const user = await registerWorkspace(stack);
     const token = await resetLink(user.email);

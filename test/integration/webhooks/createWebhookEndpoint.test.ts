@@ -138,6 +138,22 @@ describe('createWebhookEndpoint (POST /api/v1/webhooks/endpoints)', () => {
     expect(await endpointRows(other.me.tenantId)).toEqual([]);
   });
 
+  test('IPv6 receivers are an allow-list of global unicast (2000::/3), IPv4-mapped ones judged as their IPv4: refused even where loopback is allowed', async () => {
+    const other = await registerWorkspace(stack);
+    const hooks = webhooksApi(stack, other);
+    for (const host of ['[::127.0.0.1]', '[::7f00:1]', '[64:ff9b::127.0.0.1]', '[fc00::1]', '[fe80::1]', '[2001:db8::1]']) {
+      const refused = await hooks.create({ url: `http://${host}:8080/hooks`, eventTypes: ['webhook.test'] }).expect(400);
+      expect(refused.body).toMatchObject({ type: '/problems/validation', errors: [{ path: '/body/url', message: expect.stringMatching(/not a public address/) }] });
+    }
+    const strict = anotherApp(stack, { config: { ...stack.config, webhooks: { ...stack.config.webhooks, allowLoopback: false } } });
+    await request(strict).post('/api/v1/webhooks/endpoints').set(...bearer(other.accessToken))
+      .send({ url: 'http://[::ffff:127.0.0.1]:8080/hooks', eventTypes: ['webhook.test'] }).expect(400);
+    expect(await endpointRows(other.me.tenantId)).toEqual([]);
+    // Loopback where it is allowed, in its IPv4-mapped spelling too; and a global unicast address.
+    await hooks.create({ url: 'http://[::ffff:127.0.0.1]:8080/hooks', eventTypes: ['webhook.test'] }).expect(201);
+    await hooks.create({ url: 'https://[2606:4700::1111]/hooks', eventTypes: ['webhook.test'] }).expect(201);
+  });
+
   test('when the URL names a public address, or loopback where it is allowed, then it is accepted; a private one never is', async () => {
     const hooks = webhooksApi(stack, admin);
     await hooks.create({ url: 'https://93.184.216.34/hooks', eventTypes: ['webhook.test'] }).expect(201);

@@ -67,6 +67,34 @@ describe('configuration is validated at start-up', () => {
     expect(() => loadConfig({ ...production, LISTEN_HOST: '10.0.0.5', LOG_FORMAT: 'pretty' })).toThrow(/production logs are JSON lines/);
   });
 
+  test('production refuses to start with webhooks to loopback or over plain http; development and test may have both', () => {
+    const production = {
+      NODE_ENV: 'production',
+      SENDGRID_API_KEY: 'k',
+      JWT_KEYS: `k1:${Buffer.alloc(32, 1).toString('base64')}`,
+      SECOND_FACTOR_SECRET_KEYS: `f1:${Buffer.alloc(32, 2).toString('base64')}`,
+      PUSH_FCM_SERVICE_ACCOUNT_FILE: '/etc/accounting/fcm.json',
+      MAIL_CALLBACK_TOKEN: 'a-callback-token-of-thirty-two-characters',
+      LISTEN_HOST: '10.0.0.5',
+    };
+    expect(loadConfig(production).webhooks).toMatchObject({ allowHttp: false, allowLoopback: false });
+    expect(loadConfig({ ...production, WEBHOOK_ALLOW_HTTP: 'false', WEBHOOK_ALLOW_LOOPBACK: 'false' }).webhooks).toMatchObject({ allowHttp: false, allowLoopback: false });
+    expect(() => loadConfig({ ...production, WEBHOOK_ALLOW_LOOPBACK: 'true' })).toThrow(/WEBHOOK_ALLOW_LOOPBACK=true is for development and tests/);
+    expect(() => loadConfig({ ...production, WEBHOOK_ALLOW_HTTP: 'true' })).toThrow(/WEBHOOK_ALLOW_HTTP=true is for development and tests/);
+    expect(loadConfig({ NODE_ENV: 'development', WEBHOOK_ALLOW_HTTP: 'true', WEBHOOK_ALLOW_LOOPBACK: 'true' }).webhooks).toMatchObject({ allowHttp: true, allowLoopback: true });
+    expect(loadConfig({ NODE_ENV: 'test' }).webhooks).toMatchObject({ allowHttp: true, allowLoopback: true });
+  });
+
+  test('link re-sends, webhook test events: defaults, and a re-send window at most half a link\'s lifetime', () => {
+    const config = loadConfig({ NODE_ENV: 'development' });
+    expect(config.linkResends).toEqual({ windowSeconds: 600, perEmailPerHour: 30 });
+    expect(config.webhooks).toMatchObject({ testEventsPerEndpoint: { points: 1, seconds: 10 }, maxPendingDeliveries: 100 });
+    expect(loadConfig({ NODE_ENV: 'development', MAGIC_LINK_RESEND_WINDOW_SECONDS: '0' }).linkResends.windowSeconds).toBe(0);
+    expect(() => loadConfig({ NODE_ENV: 'development', MAGIC_LINK_RESEND_WINDOW_SECONDS: '901' })).toThrow(/MAGIC_LINK_RESEND_WINDOW_SECONDS must be at most half/);
+    expect(() => loadConfig({ NODE_ENV: 'development', PASSWORD_RESET_TTL_SECONDS: '600' })).toThrow(/MAGIC_LINK_RESEND_WINDOW_SECONDS must be at most half/);
+    expect(() => loadConfig({ NODE_ENV: 'development', RATE_LIMIT_WEBHOOK_TEST_PER_ENDPOINT: '1' })).toThrow(/RATE_LIMIT_WEBHOOK_TEST_PER_ENDPOINT must be/);
+  });
+
   test('"development defaults must be opt-in": without NODE_ENV the process refuses to start, saying why', () => {
     expect(() => loadConfig({})).toThrow(/NODE_ENV is not set/);
     expect(() => loadConfig({ JWT_KEYS: `k1:${Buffer.alloc(32, 1).toString('base64')}` })).toThrow(/NODE_ENV is not set/);

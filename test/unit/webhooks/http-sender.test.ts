@@ -107,6 +107,27 @@ describe('the webhook sender', () => {
     expect(r.requests).toHaveLength(0);
   });
 
+  test.each(['[::127.0.0.1]', '[::7f00:1]', '[::ffff:127.0.0.1]', '[64:ff9b::127.0.0.1]', '[fc00::1]', '[fe80::1]', '[2001:db8::1]'])(
+    'when the URL names %s, then the attempt is refused before any connection, even with loopback allowed (IPv6 only from 2000::/3)',
+    async (host) => {
+      const r = await started((res) => res.writeHead(200).end());
+      const port = new URL(r.url).port;
+      for (const allowLoopback of [false, true]) {
+        if (host === '[::ffff:127.0.0.1]' && allowLoopback) continue; // the IPv4 it maps is loopback, judged as such (below)
+        const sender = createWebhookSender({ ...LOCAL, allowLoopback });
+        expect(await sender.send(request(`http://${host}:${port}/hook`))).toEqual({ statusCode: null, durationMs: expect.any(Number), errorClass: 'ADDRESS_REFUSED', excerpt: null });
+      }
+      expect(r.requests).toHaveLength(0);
+    },
+  );
+
+  test('when loopback is allowed, then [::ffff:127.0.0.1] is judged as 127.0.0.1 and reaches the receiver', async () => {
+    const r = await started((res) => res.writeHead(204).end());
+    const port = new URL(r.url).port;
+    expect(await createWebhookSender(LOCAL).send(request(`http://[::ffff:127.0.0.1]:${port}/hook`))).toMatchObject({ statusCode: 204, errorClass: null });
+    expect(r.requests).toHaveLength(1);
+  });
+
   test('when https is required, then a plain http URL is refused before any connection', async () => {
     const r = await started((res) => res.writeHead(200).end());
     expect(await createWebhookSender({ ...LOCAL, allowHttp: false }).send(request(r.url))).toMatchObject({ statusCode: null, errorClass: 'HTTPS_REQUIRED' });

@@ -60,6 +60,40 @@ describe('the receiver address check', () => {
     expect(addressRefusal(address, { allowLoopback: false })).toBeNull();
   });
 
+  test.each([
+    ['::127.0.0.1', 'an IPv4-compatible address: ::7f00:1, not the IPv4 loopback'],
+    ['::7f00:1', 'an IPv4-compatible address'],
+    ['64:ff9b::127.0.0.1', 'NAT64: refused whatever it embeds'],
+    ['64:ff9b::808:808', 'NAT64: refused whatever it embeds'],
+    ['fc00::1', 'unique local'],
+    ['fe80::1', 'link-local'],
+    ['2001:db8::1', 'documentation'],
+    ['2001::1', 'Teredo'],
+    ['4000::1', 'outside 2000::/3'],
+    ['::ffff:0:7f00:1', 'IPv4-translated'],
+  ])('IPv6 is an allow-list of global unicast (2000::/3): %s is refused, with loopback allowed or not (%s)', async (address) => {
+    for (const allowLoopback of [false, true]) {
+      expect(addressRefusal(address, { allowLoopback })).not.toBeNull();
+      expect(await resolver(allowLoopback)(`[${address}]`)).toMatchObject({ ok: false, errorClass: 'ADDRESS_REFUSED' });
+      // As the URL parser writes the host: the check sees what the connection would use.
+      expect(await resolver(allowLoopback)(new URL(`http://[${address}]/`).hostname)).toMatchObject({ ok: false, errorClass: 'ADDRESS_REFUSED' });
+    }
+  });
+
+  test('an IPv4-mapped IPv6 address is judged as the IPv4 address it maps, in every spelling', async () => {
+    for (const address of ['::ffff:127.0.0.1', '::ffff:7f00:1', '0:0:0:0:0:ffff:7f00:1']) {
+      expect(addressRefusal(address, { allowLoopback: false })).toContain('(loopback)');
+      expect(addressRefusal(address, { allowLoopback: true })).toBeNull();
+    }
+    expect(addressRefusal('::ffff:8.8.8.8', { allowLoopback: false })).toBeNull();
+    expect(addressRefusal('::ffff:10.1.2.3', { allowLoopback: true })).toContain('(private)');
+  });
+
+  test.each(['2606:4700::1111', '2a00:1450:4001:81b::200e'])('a global unicast IPv6 address, %s, is accepted', async (address) => {
+    expect(addressRefusal(address, { allowLoopback: false })).toBeNull();
+    expect(await resolver(false)(`[${address}]`)).toEqual({ ok: true, addresses: [{ address, family: 6 }] });
+  });
+
   test('when a name resolves to loopback (IPv4 or IPv6), then it is refused unless loopback is allowed', async () => {
     expect(await resolver(false)('loopback.test')).toEqual({ ok: false, errorClass: 'ADDRESS_REFUSED', reason: expect.stringContaining('127.0.0.1') });
     expect(await resolver(false)('loopback6.test')).toEqual({ ok: false, errorClass: 'ADDRESS_REFUSED', reason: expect.stringContaining('::1') });
