@@ -8,6 +8,7 @@ import { initNotificationModels } from './notifications';
 import { initRateModels } from './rates';
 import { initWorkflowModels } from './workflows';
 import { initWebhookModels } from './webhooks';
+import { initCounterpartyModels } from './counterparties';
 
 export * from './identity';
 export * from './organisation';
@@ -18,6 +19,7 @@ export * from './notifications';
 export * from './rates';
 export * from './workflows';
 export * from './webhooks';
+export * from './counterparties';
 
 // A table has a model when a repository reads or writes it through one; the tables that only raw SQL
 // touches have none (the list is in docs/decisions.md, "Data access has one rule").
@@ -33,4 +35,5 @@ export function initModels(sequelize: Sequelize): void {
   initRateModels(sequelize);
   initWorkflowModels(sequelize);
   initWebhookModels(sequelize);
+  initCounterpartyModels(sequelize);
 }
