@@ -15,6 +15,7 @@ const UNSAVED: AccountingSettingsRow = {
   inventoryValuationMethod: 'FIFO',
   taxRegime: null,
   vatRate: null,
+  requireCounterpartyOnSettlements: false,
   version: 0,
 };
 
@@ -60,6 +61,7 @@ export function createAccountingSettings(companies: CompanyScopes) {
         inventoryValuationMethod: input.inventoryValuationMethod,
         taxRegime: input.taxRegime,
         vatRate,
+        requireCounterpartyOnSettlements: input.requireCounterpartyOnSettlements,
         expectedVersion: input.expectedVersion,
       });
       if (!row) throw new AppError('stale-version', `The settings changed since version ${input.expectedVersion}; reload them and retry`);

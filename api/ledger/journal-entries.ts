@@ -41,6 +41,7 @@ export function toJournalLine(l: LineRow): JournalEntry['lines'][number] {
     lineNo: l.line_no,
     accountCode: l.account_code,
     subaccountId: l.subaccount_id,
+    counterpartyId: l.counterparty_id ?? null,
     debit: money(l.debit),
     credit: money(l.credit),
     memo: l.memo,
@@ -98,6 +99,7 @@ export function createJournalEntries({ db, companies, webhookEvents }: { db: Seq
       requestId,
       codes: [...new Set(prepared.lines.map((l) => l.accountCode))],
       subaccountIds: [...new Set(prepared.lines.flatMap((l) => (l.subaccountId ? [l.subaccountId] : [])))],
+      counterpartyIds: [...new Set(prepared.lines.flatMap((l) => (l.counterpartyId ? [l.counterpartyId] : [])))],
       currencies: currenciesToRate(prepared.lines),
       entryDate: prepared.entryDate,
     });
@@ -169,10 +171,11 @@ export function createJournalEntries({ db, companies, webhookEvents }: { db: Seq
           description: prepared.description,
           reference: prepared.reference,
           kind: 'POSTING',
-          lines: prepared.lines.map(({ lineNo, accountCode, subaccountId, debit, credit, memo, currency, currencyAmount, rate, rateSource, rateDate }) => ({
+          lines: prepared.lines.map(({ lineNo, accountCode, subaccountId, counterpartyId, debit, credit, memo, currency, currencyAmount, rate, rateSource, rateDate }) => ({
             lineNo,
             accountCode,
             subaccountId,
+            counterpartyId,
             debit,
             credit,
             memo,

@@ -23,3 +23,15 @@ export function foreignBalance(type: AccountType | undefined, debitPositive: str
   const value = new Decimal(debitPositive);
   return (type && normalSideOf(type) === 'CREDIT' ? value.negated() : value).toFixed();
 }
+
+/**
+ * A settlement account: one whose balance is owed by or to someone (NAS 21 receivables 4000–4890 and
+ * liabilities 6000–6990), not counting the settlements with the budget (taxes, 6400–6499) and with employees
+ * (payroll, 6700–6799). Decided on the four-digit code, so a company's custom account in the ranges is one.
+ */
+export function isSettlementAccount(code: string): boolean {
+  if (!/^[0-9]{4}$/.test(code)) return false;
+  const n = Number(code);
+  if (n >= 4000 && n <= 4890) return true;
+  return n >= 6000 && n <= 6990 && !(n >= 6400 && n <= 6499) && !(n >= 6700 && n <= 6799);
+}

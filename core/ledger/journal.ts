@@ -4,6 +4,7 @@ import { AppError } from '../shared/problems';
 import { formatMinorUnits, toMinorUnits } from './money';
 import { convertToUzs, currencyDecimals, decimalsOf, formatForeignAmount, FUNCTIONAL_CURRENCY, isKnownCurrency, type RateSourceKind } from './currency';
 import { canonical } from '../rates/rates';
+import { isSettlementAccount } from './accounts';
 
 // The ledger's rules that need no database: an entry's arithmetic, its idempotency key, a reversal's
 // mirror, and the checks of a posting against what the database answered. The database enforces the same
@@ -21,6 +22,7 @@ export type LedgerLine = components['schemas']['JournalLine'];
 export interface LineInput {
   accountCode: string;
   subaccountId?: string | null;
+  counterpartyId?: string | null;
   debit: string;
   credit: string;
   memo?: string | null;
@@ -88,6 +90,7 @@ export function prepareEntry(input: EntryInput): PreparedEntry {
       lineNo: i + 1,
       accountCode: line.accountCode,
       subaccountId: line.subaccountId ?? null,
+      counterpartyId: line.counterpartyId ?? null,
       debit: formatMinorUnits(debit),
       credit: formatMinorUnits(credit),
       memo: line.memo ?? null,
@@ -107,10 +110,12 @@ export function prepareEntry(input: EntryInput): PreparedEntry {
       totalCredit: formatMinorUnits(credits),
     });
   }
-  // A UZS line hashes as it did before lines had currencies: a request repeated across versions is one request.
-  const hashed = lines.map(({ currency, currencyAmount, rate, rateSource, rateDate, ...uzs }) =>
-    currency === null ? uzs : { ...uzs, currency, currencyAmount, rate: rateSource === 'CBU' ? null : rate, rateSource, rateDate: rateSource === 'CBU' ? null : rateDate },
-  );
+  // A UZS line hashes as it did before lines had currencies, and a line without a counterparty as it did before
+  // lines had counterparties: a request repeated across versions is one request.
+  const hashed = lines.map(({ currency, currencyAmount, rate, rateSource, rateDate, counterpartyId, ...uzs }) => {
+    const line = currency === null ? uzs : { ...uzs, currency, currencyAmount, rate: rateSource === 'CBU' ? null : rate, rateSource, rateDate: rateSource === 'CBU' ? null : rateDate };
+    return counterpartyId === null ? line : { ...line, counterpartyId };
+  });
   const content = { entryDate: input.entryDate, description: input.description, reference: input.reference ?? null };
   return { ...content, lines, total: debits, hash: requestHash({ ...content, lines: hashed }), reversalOf: null };
 }
@@ -139,6 +144,10 @@ export interface PostingFacts {
   /** Header accounts among the codes, each with the detail accounts under it. */
   headerDetails: ReadonlyMap<string, readonly string[]>;
   subaccountParents: ReadonlyMap<string, string>;
+  /** The company's counterparties among those the lines name, each with whether it is archived (absent: none). */
+  counterparties?: ReadonlyMap<string, { archived: boolean }>;
+  /** The company's setting: lines on settlement accounts must name a counterparty (absent: off). */
+  requireCounterpartyOnSettlements?: boolean;
 }
 
 /**
@@ -170,7 +179,36 @@ export function checkPosting(facts: PostingFacts, lines: readonly LedgerLine[], 
     ];
   });
   if (headers.length > 0) throw new AppError('header-account', headers.map((e) => e.message).join('; '), { errors: headers });
+  // A reversal mirrors its original's lines, counterparties included: an archived counterparty, or a setting
+  // turned on since, does not keep a posted entry from being reversed.
+  if (!reversal) checkCounterparties(facts, lines);
   return { replayed: false };
+}
+
+/**
+ * Every named counterparty is the company's and not archived (400 unknown-counterparty), and with the
+ * company's setting on, every line on a settlement account names one (400 counterparty-required).
+ */
+function checkCounterparties(facts: Pick<PostingFacts, 'counterparties' | 'requireCounterpartyOnSettlements'>, lines: readonly LedgerLine[]): void {
+  const unknown = lines.flatMap((l, i) => {
+    if (l.counterpartyId === null) return [];
+    const counterparty = facts.counterparties?.get(l.counterpartyId);
+    if (counterparty && !counterparty.archived) return [];
+    return [
+      {
+        path: `/body/lines/${i}/counterpartyId`,
+        message: `line ${l.lineNo}: ${counterparty ? 'the counterparty is archived' : 'no counterparty with this id in this company'}`,
+      },
+    ];
+  });
+  if (unknown.length > 0) throw new AppError('unknown-counterparty', unknown.map((e) => e.message).join('; '), { errors: unknown });
+  if (facts.requireCounterpartyOnSettlements !== true) return;
+  const missing = lines.flatMap((l, i) =>
+    l.counterpartyId === null && isSettlementAccount(l.accountCode)
+      ? [{ path: `/body/lines/${i}/counterpartyId`, message: `line ${l.lineNo}: ${l.accountCode} is a settlement account; name the line's counterparty` }]
+      : [],
+  );
+  if (missing.length > 0) throw new AppError('counterparty-required', missing.map((e) => e.message).join('; '), { errors: missing });
 }
 
 const NO_FOREIGN = { currency: null, currencyAmount: null, rate: null, rateSource: null, rateDate: null } as const;

@@ -13,6 +13,7 @@ const uzsLine = (lineNo: number, accountCode: string, subaccountId: string | nul
   lineNo,
   accountCode,
   subaccountId,
+  counterpartyId: null,
   debit: formatMinorUnits(net > 0n ? net : 0n),
   credit: formatMinorUnits(net < 0n ? -net : 0n),
   memo,

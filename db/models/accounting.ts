@@ -38,6 +38,7 @@ export class CompanyAccountingSettings extends Model<
   declare inventoryValuationMethod: 'FIFO';
   declare taxRegime: 'GENERAL' | 'SIMPLIFIED';
   declare vatRate: string;
+  declare requireCounterpartyOnSettlements: CreationOptional<boolean>;
   declare version: string;
   declare updatedAt: CreationOptional<Date>;
 }
@@ -81,6 +82,7 @@ export function initAccountingModels(sequelize: Sequelize): void {
       inventoryValuationMethod: { type: DataTypes.TEXT, allowNull: false },
       taxRegime: { type: DataTypes.TEXT, allowNull: false },
       vatRate: { type: DataTypes.DECIMAL(5, 2), allowNull: false },
+      requireCounterpartyOnSettlements: { type: DataTypes.BOOLEAN, allowNull: false, defaultValue: false },
       version: { type: DataTypes.BIGINT, allowNull: false },
       updatedAt: { type: DataTypes.DATE, defaultValue: DataTypes.NOW },
     },

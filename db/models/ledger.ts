@@ -18,6 +18,7 @@ export class JournalLine extends Model<InferAttributes<JournalLine>, InferCreati
   declare entryDate: string;
   declare accountCode: string;
   declare subaccountId: string | null;
+  declare counterpartyId: CreationOptional<string | null>;
   declare debit: string;
   declare credit: string;
   declare memo: string | null;
@@ -97,6 +98,7 @@ export function initLedgerModels(sequelize: Sequelize): void {
       entryDate: { type: DataTypes.DATEONLY, allowNull: false },
       accountCode: { type: DataTypes.TEXT, allowNull: false },
       subaccountId: DataTypes.UUID,
+      counterpartyId: DataTypes.UUID,
       debit: { type: DataTypes.DECIMAL(20, 2), allowNull: false },
       credit: { type: DataTypes.DECIMAL(20, 2), allowNull: false },
       memo: DataTypes.TEXT,

@@ -37,6 +37,8 @@ export interface LineRow {
   line_no: number;
   account_code: string;
   subaccount_id: string | null;
+  /** Absent from reads that do not select it (read as null). */
+  counterparty_id?: string | null;
   debit: string;
   credit: string;
   memo: string | null;
@@ -69,7 +71,10 @@ export interface NewEntry {
  * until commit, so numbers are gapless and a period close that moves the cut-off waits for postings in
  * flight, after which every later one sees it. One round trip while the row is held keeps that window short.
  */
-export function postJournalEntryStatement(scope: LedgerScope, entry: NewEntry, lines: LedgerLine[]): Statement {
+/** A line to write; a system line (a revaluation's, a closing's) may leave out the counterparty (none). */
+export type PostedLine = Omit<LedgerLine, 'counterpartyId'> & { counterpartyId?: string | null };
+
+export function postJournalEntryStatement(scope: LedgerScope, entry: NewEntry, lines: PostedLine[]): Statement {
   return {
     sql: `WITH counter AS (
        INSERT INTO ledger_states AS s (tenant_id, legal_entity_id, next_entry_number) VALUES (:tenantId, :legalEntityId, 2)
@@ -85,15 +90,15 @@ export function postJournalEntryStatement(scope: LedgerScope, entry: NewEntry, l
                    AND (counter.last_closed_date IS NULL OR counter.last_closed_date < counter.locked_through))
        RETURNING id, number, posted_at
      ), lines AS (
-       INSERT INTO journal_lines (tenant_id, entry_id, entry_number, line_no, legal_entity_id, entry_date, account_code, subaccount_id, debit, credit, memo,
-                                  currency, currency_amount, rate, rate_source, rate_date, system_line)
-       SELECT :tenantId, entry.id, entry.number, l.line_no, :legalEntityId, :entryDate, l.account_code, l.subaccount_id, l.debit, l.credit, l.memo,
-              l.currency, l.currency_amount, l.rate, l.rate_source, l.rate_date, :systemLine
-         FROM entry, unnest(ARRAY[:lineNos]::int[], ARRAY[:codes]::text[], ARRAY[:subaccounts]::uuid[],
+       INSERT INTO journal_lines (tenant_id, entry_id, entry_number, line_no, legal_entity_id, entry_date, account_code, subaccount_id, counterparty_id,
+                                  debit, credit, memo, currency, currency_amount, rate, rate_source, rate_date, system_line)
+       SELECT :tenantId, entry.id, entry.number, l.line_no, :legalEntityId, :entryDate, l.account_code, l.subaccount_id, l.counterparty_id,
+              l.debit, l.credit, l.memo, l.currency, l.currency_amount, l.rate, l.rate_source, l.rate_date, :systemLine
+         FROM entry, unnest(ARRAY[:lineNos]::int[], ARRAY[:codes]::text[], ARRAY[:subaccounts]::uuid[], ARRAY[:counterparties]::uuid[],
                             ARRAY[:debits]::numeric[], ARRAY[:credits]::numeric[], ARRAY[:memos]::text[],
                             ARRAY[:currencies]::text[], ARRAY[:currencyAmounts]::numeric[], ARRAY[:rates]::numeric[],
                             ARRAY[:rateSources]::text[], ARRAY[:rateDates]::date[])
-              AS l(line_no, account_code, subaccount_id, debit, credit, memo, currency, currency_amount, rate, rate_source, rate_date)
+              AS l(line_no, account_code, subaccount_id, counterparty_id, debit, credit, memo, currency, currency_amount, rate, rate_source, rate_date)
      )
      SELECT counter.number, to_char(counter.locked_through, 'YYYY-MM-DD') AS locked_through, entry.posted_at
        FROM counter LEFT JOIN entry ON true`,
@@ -106,6 +111,7 @@ export function postJournalEntryStatement(scope: LedgerScope, entry: NewEntry, l
       lineNos: lines.map((l) => l.lineNo),
       codes: lines.map((l) => l.accountCode),
       subaccounts: lines.map((l) => l.subaccountId),
+      counterparties: lines.map((l) => l.counterpartyId ?? null),
       debits: lines.map((l) => l.debit),
       credits: lines.map((l) => l.credit),
       memos: lines.map((l) => l.memo),
@@ -141,7 +147,7 @@ export async function findEntry(tx: Db, scope: LedgerScope, by: { id: string } |
 export async function linesOf(tx: Db, scope: LedgerScope, entryIds: string[]): Promise<LineRow[]> {
   if (entryIds.length === 0) return [];
   const lines = await JournalLine.findAll({
-    attributes: ['entryId', 'lineNo', 'accountCode', 'subaccountId', 'debit', 'credit', 'memo', 'currency', 'currencyAmount', 'rate', 'rateSource', 'rateDate'],
+    attributes: ['entryId', 'lineNo', 'accountCode', 'subaccountId', 'counterpartyId', 'debit', 'credit', 'memo', 'currency', 'currencyAmount', 'rate', 'rateSource', 'rateDate'],
     where: { tenantId: scope.tenantId, entryId: { [Op.in]: entryIds } },
     order: [['entryId', 'ASC'], ['lineNo', 'ASC']],
     transaction: transactionOf(tx),
@@ -151,6 +157,7 @@ export async function linesOf(tx: Db, scope: LedgerScope, entryIds: string[]): P
     line_no: l.lineNo,
     account_code: l.accountCode,
     subaccount_id: l.subaccountId,
+    counterparty_id: l.counterpartyId,
     debit: l.debit,
     credit: l.credit,
     memo: l.memo,
@@ -231,6 +238,10 @@ export interface PostingContext {
   /** Header accounts among the codes (group accounts of the global chart with accounts under them), each with those accounts. */
   headerDetails: Map<string, string[]>;
   subaccountParents: Map<string, string>;
+  /** The company's counterparties among those named, each with whether it is archived. */
+  counterparties: Map<string, { archived: boolean }>;
+  /** The company's accounting setting (false before it is saved). */
+  requireCounterpartyOnSettlements: boolean;
   /** Per currency asked for, the latest CBU rate on or before the entry date. */
   rates: Map<string, { rate: string; rateDate: string }>;
 }
@@ -248,13 +259,15 @@ type PostingContextRow = {
   codes: string[] | null;
   headers: Record<string, string[]> | null;
   subaccounts: Array<{ id: string; parent: string }> | null;
+  counterparties: Array<{ id: string; archived: boolean }> | null;
+  require_counterparty: boolean;
   rates: Record<string, { rate: string; rateDate: string }> | null;
 };
 
 /** The company, the requestId and the chart of a posting as one statement (read it with postingContextOf). */
 export function postingContextStatement(
   scope: LedgerScope,
-  input: { requestId: string; codes: string[]; subaccountIds: string[]; currencies: string[]; entryDate: string },
+  input: { requestId: string; codes: string[]; subaccountIds: string[]; counterpartyIds?: string[]; currencies: string[]; entryDate: string },
 ): Statement {
   return {
     sql: `SELECT (SELECT archived_at IS NOT NULL FROM legal_entities WHERE tenant_id = :tenantId AND id = :legalEntityId FOR KEY SHARE) AS archived,
@@ -269,11 +282,15 @@ export function postingContextStatement(
                 WHERE parent_code = ANY(ARRAY[:codes]::text[]) GROUP BY parent_code) header) AS headers,
             (SELECT json_agg(json_build_object('id', id, 'parent', parent_code)) FROM company_subaccounts
               WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId AND id = ANY(CAST(:subaccountIds AS uuid[]))) AS subaccounts,
+            (SELECT json_agg(json_build_object('id', id, 'archived', archived)) FROM counterparties
+              WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId AND id = ANY(CAST(:counterpartyIds AS uuid[]))) AS counterparties,
+            coalesce((SELECT require_counterparty_on_settlements FROM company_accounting_settings
+                       WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId), false) AS require_counterparty,
             (SELECT json_object_agg(currency_code, json_build_object('rate', rate::text, 'rateDate', to_char(effective_date, 'YYYY-MM-DD'))) FROM (
                SELECT DISTINCT ON (currency_code) currency_code, rate, effective_date FROM exchange_rates
                 WHERE source = 'CBU' AND currency_code = ANY(CAST(:currencies AS text[])) AND effective_date <= :entryDate
                 ORDER BY currency_code, effective_date DESC) stored) AS rates`,
-    replacements: { ...scope, ...input, subaccountIds: `{${input.subaccountIds.join(',')}}`, currencies: `{${input.currencies.join(',')}}` },
+    replacements: { ...scope, ...input, subaccountIds: `{${input.subaccountIds.join(',')}}`, counterpartyIds: `{${(input.counterpartyIds ?? []).join(',')}}`, currencies: `{${input.currencies.join(',')}}` },
   };
 }
 
@@ -285,6 +302,8 @@ export function postingContextOf(rows: Record<string, unknown>[]): PostingContex
     knownCodes: new Set(row.codes ?? []),
     headerDetails: new Map(Object.entries(row.headers ?? {})),
     subaccountParents: new Map((row.subaccounts ?? []).map((s) => [s.id, s.parent])),
+    counterparties: new Map((row.counterparties ?? []).map((c) => [c.id, { archived: c.archived }])),
+    requireCounterpartyOnSettlements: row.require_counterparty,
     rates: new Map(Object.entries(row.rates ?? {})),
   };
 }

@@ -55,6 +55,7 @@ describe('GET /accounting-settings/{legalEntityId} (getCompanyAccountingSettings
       inventoryValuationMethod: 'FIFO',
       taxRegime: null,
       vatRate: null,
+      requireCounterpartyOnSettlements: false,
       version: 0,
     });
   });
@@ -75,6 +76,7 @@ describe('PUT /accounting-settings/{legalEntityId} (saveCompanyAccountingSetting
       inventoryValuationMethod: 'FIFO',
       taxRegime: 'SIMPLIFIED',
       vatRate: 12.5,
+      requireCounterpartyOnSettlements: false,
       version: 1,
     });
     expect((await api(stack).get(settingsOf(who)).set(...bearer(who.accessToken)).expect(200)).body).toEqual(saved.body);

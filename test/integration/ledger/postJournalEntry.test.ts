@@ -16,8 +16,8 @@ afterAll(async () => {
   await stack.stop();
 });
 
-/** A UZS line has none of the currency fields. */
-const UZS_LINE = { currency: null, currencyAmount: null, rate: null, rateSource: null, rateDate: null };
+/** A UZS line has none of the currency fields; a line without a counterparty reads counterpartyId null. */
+const UZS_LINE = { counterpartyId: null, currency: null, currencyAmount: null, rate: null, rateSource: null, rateDate: null };
 
 describe('postJournalEntry: POST /api/v1/ledger/{legalEntityId}/entries', () => {
   test('when the entry balances, then 201 with numbered lines, exact totals and the caller as poster', async () => {
