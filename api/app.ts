@@ -18,6 +18,8 @@ import { callbackGuard } from './middleware/callback-guard';
 import { problemHandler } from './middleware/problems';
 import { keepRawBody } from './middleware/raw-body';
 import { mountOperations } from './http/mount-operations';
+import { createExportSlots } from './http/export-limits';
+import { createXlsxThreads } from './http/xlsx-threads';
 import type { OperationHandlers } from './http/operation-handler';
 import { createCompanyScopes } from './organisation/company-scope';
 import { organisationHandlers } from './organisation/handlers';
@@ -32,6 +34,7 @@ import { createSecurity } from './identity/security/use-cases';
 import { createSignIn } from './identity/sign-in';
 import { identityHandlers } from './identity/handlers';
 import { accountingHandlers } from './accounting/handlers';
+import { counterpartyHandlers } from './counterparties/handlers';
 import { ledgerHandlers } from './ledger/handlers';
 import { auditHandlers } from './audit/handlers';
 import { mailHandlers } from './mail/handlers';
@@ -112,7 +115,8 @@ function createHandlers(
       security: createSecurity({ db, hasher, factors, factorSecrets, settings: config.secondFactors, emailDeliveryAvailable: Boolean(deps.mailer) }),
     }),
     ...accountingHandlers({ companies }),
-    ...ledgerHandlers({ db, companies, workflows, index, webhookEvents }),
+    ...counterpartyHandlers({ companies }),
+    ...ledgerHandlers({ db, companies, workflows, index, webhookEvents, xlsxThreads: createXlsxThreads(config.exports.xlsxThreads) }),
     ...auditHandlers({ db }),
     ...organisationHandlers({
       db,
@@ -134,7 +138,16 @@ function createHandlers(
         schedule: { ...config.rates, taskQueue: deps.taskQueue ?? config.temporal.taskQueue },
       }),
     }),
-    ...webhookHandlers({ db, doc, index, factorSecrets, workflows, events: webhookEvents, urlRules: config.webhooks }),
+    ...webhookHandlers({
+      db,
+      doc,
+      index,
+      factorSecrets,
+      workflows,
+      events: webhookEvents,
+      settings: config.webhooks,
+      onRateLimited: () => metrics.countRateLimitRejection('webhookTest'),
+    }),
   };
 }
 
@@ -176,6 +189,7 @@ export function createApp(deps: AppDeps): Express {
       authenticate: authenticate({ db, tokens }),
       authenticateCallback: callbackGuard(config.mail.callbackToken),
       parseBody: (op) => (op.requiresCallbackToken ? callbackBody : clientBody),
+      exportSlots: createExportSlots({ perWorkspace: config.exports.perWorkspace, perProcess: config.exports.perProcess }),
       validator: OpenApiValidator.middleware({
         apiSpec: structuredClone(doc) as never,
         validateRequests: { allowUnknownQueryParameters: false },

@@ -14,7 +14,8 @@
 //      lines (BENCH_REVALUATION_LINES, BENCH_SUBACCOUNTS as for npm run bench:revaluation).
 //   8. the month-end reports of November over 1,000,000 lines of 2024 closed monthly (loaded straight into
 //      the database, then closed through the API: minutes), each beside the trial balance of the same day;
-//   9. a year of that journal exported as CSV (and BENCH_EXPORT_FORMATS), lines/s and the API's memory.
+//   9. a year of that journal exported as CSV (and BENCH_EXPORT_FORMATS), lines/s and the API's memory; then
+//      another workspace's GET /me (a request at a time) idle and while that journal exports as XLSX and as CSV.
 //   Sections 8 and 9 run first (the export's memory is measured on the API as it started).
 //  10. two API processes behind nginx beside one process alone: /healthz, /me, posting (one company and
 //      eight), on a cluster of its own (scripts/start-cluster.sh: own ports and databases, about a minute to start).
@@ -48,7 +49,7 @@ import { POSTING_DATE, cbuRatesInForce, pgbenchPosting, storeCbuRates, workspace
 import { measureRevaluation } from './revaluation';
 import { measureCompletions } from './workflow-completions';
 import { closeMonthly, measureReports } from './reports';
-import { apiPid, loadLines, measureExports } from './exports';
+import { apiPid, loadLines, measureExports, readsDuringExports } from './exports';
 import { signedMs, stepComparison } from './workflows';
 import { clusterScaling } from './cluster';
 
@@ -137,7 +138,7 @@ async function listSql(ws: Workspace): Promise<void> {
     'START TRANSACTION READ ONLY',
     `SELECT set_config('app.tenant_id', '${ws.tenantId}', true)`,
     inlineStatement(db, companyStatement(scope)),
-    inlineStatement(db, companyChartPageStatement(scope, { q: '', type: null, limit: 50, offset: 0 })),
+    inlineStatement(db, companyChartPageStatement(scope, { q: '', type: null, header: null, limit: 50, offset: 0 })),
     'COMMIT',
   ];
   await db.close();
@@ -368,11 +369,14 @@ async function revaluation(): Promise<void> {
 const REPORT_LINES = Number(process.env.BENCH_REPORT_LINES ?? 1_000_000);
 const EXPORT_FORMATS = (process.env.BENCH_EXPORT_FORMATS ?? 'csv').split(',').map((f) => f.trim()).filter(Boolean);
 
-/** One company with REPORT_LINES lines over 2024, closed monthly through November: sections 8 and 9 read it. */
-async function monthEndCompany(): Promise<{ ws: Workspace; loadSeconds: number; closeSeconds: number }> {
+/**
+ * One company with REPORT_LINES lines over 2024, closed monthly through November when section 8 runs (the
+ * exports of section 9 read it closed or not): sections 8 and 9 read it.
+ */
+async function monthEndCompany(close: boolean): Promise<{ ws: Workspace; loadSeconds: number; closeSeconds: number }> {
   const ws = await workspace();
   const loadSeconds = await loadLines(ws, REPORT_LINES);
-  const closeSeconds = await closeMonthly(ws);
+  const closeSeconds = close ? await closeMonthly(ws) : 0;
   return { ws, loadSeconds, closeSeconds };
 }
 
@@ -405,6 +409,21 @@ async function journalExports(company: { ws: Workspace }): Promise<void> {
     });
   }
   show(`9. A year of the journal (${REPORT_LINES} lines) exported through the API`);
+
+  // What one workspace's export costs another's requests: its GET /me beside the same idle.
+  const { idle, during } = await readsDuringExports(company.ws, await workspace(), ['xlsx', 'csv']);
+  const latency = (l: { p50: number; p99: number; max: number; samples: number }) => `p50 ${l.p50} ms, p99 ${l.p99} ms, max ${l.max} ms (${l.samples} requests)`;
+  rows.push({ row: 'GET /me of another workspace, idle', measured: latency(idle), floor: '', ratio: '1×', target: '' });
+  for (const d of during) {
+    rows.push({
+      row: `the same while the journal exports as ${d.format} (${Math.round(d.bytes / 1024 / 1024)} MiB in ${d.seconds.toFixed(1)} s)`,
+      measured: latency(d.reads),
+      floor: `p99 ${idle.p99} ms`,
+      ratio: `${(d.reads.p99 / idle.p99).toFixed(1)}×`,
+      target: '≤ 2×',
+    });
+  }
+  show(`9b. Another workspace's GET /me (one at a time, every 10 ms at most) while one workspace exports ${REPORT_LINES} journal lines`);
 }
 
 async function main(): Promise<void> {
@@ -416,7 +435,7 @@ async function main(): Promise<void> {
   // Sections 8 and 9 run first, on the API as it started: an export's memory is then its own, not what the
   // other sections' load left in the process (password hashing's native memory, the heap of 32 connections).
   if (only.includes('reports') || only.includes('exports')) {
-    const company = await monthEndCompany();
+    const company = await monthEndCompany(only.includes('reports'));
     if (only.includes('reports')) await reports(company);
     if (only.includes('exports')) await journalExports(company);
   }

@@ -5,11 +5,13 @@
 // end. Printed per format: the lines and bytes received, lines/s, and the API process's resident memory: before
 // the export, the peak sampled while it ran, and the kernel's peak (VmHWM, reset before the export where the
 // kernel lets this process reset it). The API process is the one listening on BENCH_URL's port (or BENCH_API_PID).
+// readsDuringExports (npm run bench, section 9) times another workspace's GET /me idle and while that journal is
+// exported as XLSX and as CSV: what one workspace's export costs everyone else.
 import { readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { QueryTypes } from 'sequelize';
 import { loadConfig } from '../runtime/config';
 import { createSequelize } from '../db/connection';
-import { BASE, requireRunningApi } from './harness';
+import { BASE, percentile, requireRunningApi } from './harness';
 import { workspace, type Workspace } from './ledger';
 
 const LINES = Number(process.env.BENCH_EXPORT_LINES ?? 1_000_000);
@@ -174,6 +176,72 @@ export async function measureExports(ws: Workspace, pid: number, lines: number, 
     results.push(r);
   }
   return results;
+}
+
+/** Latencies of sequential requests, in milliseconds. */
+export interface Latencies {
+  samples: number;
+  p50: number;
+  p99: number;
+  max: number;
+}
+
+/** GET /me a request at a time, one every PACE_MS at most: another client's light traffic, not a load test. */
+const PACE_MS = 10;
+
+/** Samples `token`'s GET /me until `stop` settles (or, with a number, for that many milliseconds). */
+async function sampleMe(token: string, stop: Promise<unknown> | number): Promise<Latencies> {
+  let stopped = false;
+  const until = typeof stop === 'number' ? new Promise((r) => setTimeout(r, stop)) : stop;
+  void until.then(() => (stopped = true), () => (stopped = true));
+  const times: number[] = [];
+  const get = () => fetch(`${BASE}/api/v1/me`, { headers: { authorization: `Bearer ${token}` } });
+  while (!stopped) {
+    const t0 = performance.now();
+    // A kept-alive socket the server closed while idle fails before the request is sent: send it once more.
+    const res = await get().catch(get);
+    await res.arrayBuffer();
+    if (res.status !== 200) throw new Error(`GET /me answered ${res.status}`);
+    const ms = performance.now() - t0;
+    times.push(ms);
+    if (ms < PACE_MS) await new Promise((r) => setTimeout(r, PACE_MS - ms));
+  }
+  times.sort((a, b) => a - b);
+  const round = (v: number) => Math.round(v * 10) / 10;
+  return { samples: times.length, p50: round(percentile(times, 50)), p99: round(percentile(times, 99)), max: round(times[times.length - 1] ?? NaN) };
+}
+
+export interface ReadsDuringExport {
+  format: string;
+  seconds: number;
+  bytes: number;
+  reads: Latencies;
+}
+
+/**
+ * Another workspace's GET /me (one request at a time, every 10 ms at most) idle for `idleMs`, then while
+ * `exporter`'s journal of the year is exported in each format, one export at a time, read to the end as it
+ * comes: what one workspace's export costs everyone else's requests.
+ */
+export async function readsDuringExports(exporter: Workspace, other: Workspace, formats: string[], idleMs = 10_000): Promise<{ idle: Latencies; during: ReadsDuringExport[] }> {
+  const idle = await sampleMe(other.accessToken, idleMs);
+  const during: ReadsDuringExport[] = [];
+  for (const format of formats) {
+    if (!ACCEPT[format]) throw new Error(`unknown format ${format}: csv, xlsx or hledger`);
+    const started = performance.now();
+    const download = (async () => {
+      const res = await fetch(`${BASE}/api/v1/ledger/${exporter.legalEntityId}/entries?dateFrom=${YEAR.from}&dateTo=${YEAR.to}`, {
+        headers: { authorization: `Bearer ${exporter.accessToken}`, accept: ACCEPT[format]! },
+      });
+      if (res.status !== 200 || !res.body) throw new Error(`the ${format} export answered ${res.status}: ${await res.text()}`);
+      let bytes = 0;
+      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) bytes += chunk.length;
+      return bytes;
+    })();
+    const [bytes, reads] = await Promise.all([download, sampleMe(other.accessToken, download)]);
+    during.push({ format, seconds: (performance.now() - started) / 1000, bytes, reads });
+  }
+  return { idle, during };
 }
 
 async function main(): Promise<void> {

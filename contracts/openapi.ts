@@ -118,8 +118,11 @@ export interface paths {
         /**
          * Email a one-time registration link (a magic link)
          * @description Always answers 202 with the same body: the response reveals neither whether an account exists nor
-         *     whether mail was delivered. The magic link is valid 30 minutes; a new request supersedes the old link.
-         *     Runs as the Temporal workflow `magic-link-<magicLinkId>`.
+         *     whether mail was delivered. The magic link is valid 30 minutes; a new request supersedes the old link:
+         *     within 10 minutes of the live link's mail (`MAGIC_LINK_RESEND_WINDOW_SECONDS`) by mailing that link again
+         *     under a new token (same expiry; only the newest mail's link works), later by a new link. Limited per
+         *     client IP (an IPv6 client by its /64) and per address from one client. Runs as the Temporal workflow
+         *     `magic-link-<magicLinkId>`.
          */
         post: operations["requestMagicLink"];
         delete?: never;
@@ -141,9 +144,10 @@ export interface paths {
          * Email a one-time link to choose a new password
          * @description Always answers 202 with the same body: the response reveals neither whether an account exists nor
          *     whether mail was delivered. An address with an identity is mailed a link to `/reset-password` on the
-         *     central host, valid 30 minutes (`PASSWORD_RESET_TTL_SECONDS`); a newer link supersedes it. Limited
-         *     per client IP and per address from one client IP. Runs as the Temporal workflow
-         *     `password-reset-<magicLinkId>`; the link's token never enters workflow history.
+         *     central host, valid 30 minutes (`PASSWORD_RESET_TTL_SECONDS`); a newer request supersedes it, within
+         *     10 minutes of its mail by mailing the same link again under a new token (same expiry), later by a new
+         *     link. Limited per client IP (an IPv6 client by its /64) and per address from one client. Runs as the
+         *     Temporal workflow `password-reset-<magicLinkId>`; the link's token never enters workflow history.
          */
         post: operations["requestPasswordReset"];
         delete?: never;
@@ -1041,6 +1045,68 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/counterparties/{legalEntityId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The company's customers and suppliers, ordered by name then id
+         * @description `q` is a literal, case-insensitive search over the name (`%`, `_` and `\` match themselves) and, when it
+         *     is digits only, a prefix search over `tin` and `pinfl` (`3012` finds TIN 301234567; `1234` does not).
+         *     `archived` chooses which: `false` (the default) the active counterparties, `true` the archived ones,
+         *     `all` both.
+         */
+        get: operations["listCounterparties"];
+        put?: never;
+        /**
+         * Add a customer or supplier to the company's register
+         * @description At version 1, active. A TIN or PINFL is unique among the company's counterparties, archived ones
+         *     included (409 `counterparty-tin-exists`, naming it); at most one of the two is given (400 `validation`),
+         *     neither for a foreign counterparty. The counterparty and the actor's audit event commit together.
+         *     409 `company-archived` for an archived company.
+         */
+        post: operations["createCounterparty"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/counterparties/{legalEntityId}/{counterpartyId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+                counterpartyId: string;
+            };
+            cookie?: never;
+        };
+        /** One counterparty, archived or not */
+        get: operations["getCounterparty"];
+        /**
+         * Replace the counterparty's details; archive or restore it
+         * @description A full replacement: an optional field left out is cleared (`bankAccounts` to none, `paymentTermsDays` to 0).
+         *     `archived: true` archives the counterparty (there is no delete: documents refer to it); `false`
+         *     restores it. 409 `stale-version` when expectedVersion is not the stored version,
+         *     `counterparty-tin-exists` when another counterparty of the company has the TIN or PINFL,
+         *     `company-archived` for an archived company.
+         */
+        put: operations["updateCounterparty"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/audit-events": {
         parameters: {
             query?: never;
@@ -1158,6 +1224,12 @@ export interface paths {
          *     rounded half-up to two decimals: otherwise 400 `conversion-mismatch`, whose `errors` give each line's
          *     `expectedAmount`. No CBU rate stored on or before the entry date: 409 `rate-unavailable`. The entry
          *     balances in UZS; the line keeps its currency, amount, rate, source and rate date.
+         *
+         *     Counterparties (extension): a line may name `counterpartyId`, one of the company's counterparties that is
+         *     not archived (else 400 `unknown-counterparty`, `errors` naming the lines). With the company's setting
+         *     `requireCounterpartyOnSettlements` on, a line on a settlement account (4000–4890, 6000–6990 but not
+         *     6400–6499 or 6700–6799) without one is 400 `counterparty-required`. A body without any `counterpartyId`
+         *     is the same request as before the field existed (its replay returns the same entry).
          */
         post: operations["postJournalEntry"];
         delete?: never;
@@ -1818,7 +1890,11 @@ export interface paths {
          * Send a `webhook.test` event to this endpoint
          * @description Records a `webhook.test` event (`WebhookTest`) and one delivery of it to this endpoint, whatever the
          *     endpoint subscribes to, and starts the delivery; follow it in the delivery log. A disabled endpoint
-         *     is 409 `conflict`. Audited.
+         *     is 409 `conflict`. At most one test event per endpoint per 10 seconds (`RATE_LIMIT_WEBHOOK_TEST_PER_ENDPOINT`):
+         *     another is 429 `too-many-requests` with `Retry-After`. While the endpoint has 100 undelivered deliveries
+         *     still being retried (`WEBHOOK_MAX_PENDING_DELIVERIES`), a test event is 409 `webhook-deliveries-pending`
+         *     with `limit` and `pending`: each delivery is retried for a day, so more would only pile up. A refused
+         *     test event records nothing. Audited.
          */
         post: operations["sendWebhookTestEvent"];
         delete?: never;
@@ -1999,8 +2075,11 @@ export interface components {
         };
         /**
          * @description A report's rows as CSV (RFC 4180, UTF-8, comma-separated, a header row of the JSON field names, dotted for
-         *     a nested field). Amounts are decimal strings as in JSON; an empty cell is a null. A text cell a spreadsheet
-         *     would read as a formula (starting with `=`, `+`, `-`, `@`, a tab or a carriage return) starts with `'`.
+         *     a nested field). Amounts are decimal strings as in JSON; an empty cell is a null. In a free-text cell, an
+         *     apostrophe (`'`) comes before every `=`, `+`, `-` or `@` that a spreadsheet could read as a formula's start: at
+         *     the cell's start or after a `,`, `;`, tab or line break in it (blanks between or not), as Excel splits a line
+         *     at its own list separator (`;` in the Uzbek and Russian settings); and before a leading tab or carriage
+         *     return. An XLSX cell keeps the text as typed (its cells are typed: none is a formula).
          */
         CsvExport: string;
         /**
@@ -2494,6 +2573,8 @@ export interface components {
             taxRegime: "GENERAL" | "SIMPLIFIED" | null;
             /** @description Percentage (12 means 12 %); null before the first save */
             vatRate: number | null;
+            /** @description Extension: when true, a posted line on a settlement account (4000–4890, 6000–6990 but not budget 6400–6499 or payroll 6700–6799) must name a counterparty (400 `counterparty-required`). False until saved true. */
+            requireCounterpartyOnSettlements: boolean;
             /**
              * Format: int64
              * @description 0 before the first save
@@ -2511,6 +2592,87 @@ export interface components {
             taxRegime: "GENERAL" | "SIMPLIFIED";
             /** @description Percentage, not fraction, with at most two decimal places (checked on the number as written) */
             vatRate: number;
+            /** @description Extension: require a counterparty on lines of settlement accounts; left out, the saved value stays (false before it is first saved true) */
+            requireCounterpartyOnSettlements?: boolean;
+        };
+        CounterpartyBankAccount: {
+            /** @description The bank's five-digit code (MFO) */
+            bankCode: string;
+            /** @description The twenty-digit settlement account number */
+            accountNumber: string;
+        };
+        Counterparty: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** @description A legal entity's nine-digit taxpayer identification number (STIR); null when none */
+            tin: string | null;
+            /** @description An individual's fourteen-digit personal identification number (PINFL); null when none */
+            pinfl: string | null;
+            /** @description The twelve-digit VAT payer registration code; null when none */
+            vatRegistrationCode: string | null;
+            bankAccounts: components["schemas"]["CounterpartyBankAccount"][];
+            address: string | null;
+            /**
+             * Format: int32
+             * @description Days from an invoice's date to its due date
+             */
+            paymentTermsDays: number;
+            /** @description Left out of lists unless asked for; documents keep referring to it */
+            archived: boolean;
+            /**
+             * Format: int64
+             * @description Send it back as expectedVersion
+             */
+            version: number;
+        };
+        CounterpartyPage: {
+            items: components["schemas"]["Counterparty"][];
+            /** Format: int32 */
+            page: number;
+            /** Format: int32 */
+            size: number;
+            /** Format: int64 */
+            totalElements: number;
+            /** Format: int64 */
+            totalPages: number;
+        };
+        /** @description At most one of tin and pinfl (400 `validation` otherwise); neither for a foreign counterparty. Absent and null are the same. */
+        CounterpartyCreate: {
+            /** @description Stored without leading and trailing white space; not blank */
+            name: string;
+            /** @description A legal entity's taxpayer identification number, unique in the company */
+            tin?: string | null;
+            /** @description An individual's personal identification number, unique in the company */
+            pinfl?: string | null;
+            vatRegistrationCode?: string | null;
+            bankAccounts?: components["schemas"]["CounterpartyBankAccount"][];
+            /** @description Stored without leading and trailing white space; blank is none */
+            address?: string | null;
+            /**
+             * Format: int32
+             * @description 0 when absent
+             */
+            paymentTermsDays?: number;
+        };
+        /**
+         * @description Every editable field, as in CounterpartyCreate: an optional one left out is cleared (bankAccounts to none,
+         *     paymentTermsDays to 0). At most one of tin and pinfl.
+         */
+        CounterpartyUpdate: {
+            /** @description Stored without leading and trailing white space; not blank */
+            name: string;
+            tin?: string | null;
+            pinfl?: string | null;
+            vatRegistrationCode?: string | null;
+            bankAccounts?: components["schemas"]["CounterpartyBankAccount"][];
+            address?: string | null;
+            /** Format: int32 */
+            paymentTermsDays?: number;
+            /** @description true archives the counterparty, false restores it */
+            archived: boolean;
+            /** Format: int64 */
+            expectedVersion: number;
         };
         AuditEvent: {
             /** Format: uuid */
@@ -2590,6 +2752,11 @@ export interface components {
             /** Format: uuid */
             subaccountId?: string;
             /**
+             * Format: uuid
+             * @description Extension: the counterparty (customer or supplier) of the line, one of the company's active counterparties (400 `unknown-counterparty` otherwise). Required on a settlement account (4000–4890, 6000–6990 but not 6400–6499 or 6700–6799) when the company's `requireCounterpartyOnSettlements` is on (400 `counterparty-required`).
+             */
+            counterpartyId?: string | null;
+            /**
              * @description Decimal string, at most two decimals
              * @example 1250.00
              */
@@ -2636,6 +2803,11 @@ export interface components {
             accountCode: string;
             /** Format: uuid */
             subaccountId: string | null;
+            /**
+             * Format: uuid
+             * @description Extension: the counterparty of the line (an analytic dimension); null when the line names none. A reversal keeps it.
+             */
+            counterpartyId: string | null;
             /** @example 1250.00 */
             debit: string;
             /** @example 1250.00 */
@@ -3454,7 +3626,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Requests or attempts limited (`too-many-requests` per client IP or target email, `too-many-attempts` per identity); `Retry-After` gives the wait in seconds */
+        /** @description Requests or attempts limited (`too-many-requests` per client IP or target email, per webhook endpoint for its test events, or per workspace for its exports running at once (EXPORTS_PER_WORKSPACE); `too-many-attempts` per identity); `Retry-After` gives the wait in seconds */
         TooManyRequests: {
             headers: {
                 "Retry-After"?: number;
@@ -3473,9 +3645,10 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description A dependency is unavailable, the operation did not finish in time, or password checks are queued beyond their wait (server-busy); Retry-After says when to try again */
+        /** @description A dependency is unavailable, the operation did not finish in time, or the process is busy (server-busy) with password checks queued beyond their wait or with the most exports it runs at once (EXPORTS_PER_PROCESS); Retry-After says when to try again */
         ServiceUnavailable: {
             headers: {
+                "Retry-After"?: number;
                 [name: string]: unknown;
             };
             content: {
@@ -5193,6 +5366,160 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listCounterparties: {
+        parameters: {
+            query?: {
+                q?: string;
+                /** @description `false` (the default): active counterparties only; `true`: archived ones only; `all`: both */
+                archived?: "false" | "true" | "all";
+                /** @description Zero-based page number */
+                page?: components["parameters"]["Page"];
+                /** @description Page size */
+                size?: components["parameters"]["Size"];
+            };
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Counterparty page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CounterpartyPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createCounterparty: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CounterpartyCreate"];
+            };
+        };
+        responses: {
+            /** @description Created (version 1) */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Counterparty"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description `counterparty-tin-exists` or `company-archived` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getCounterparty: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+                counterpartyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Counterparty */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Counterparty"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateCounterparty: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+                counterpartyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CounterpartyUpdate"];
+            };
+        };
+        responses: {
+            /** @description Saved, with the new version */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Counterparty"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description `stale-version`, `counterparty-tin-exists` or `company-archived` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listAuditEvents: {
         parameters: {
             query?: {
@@ -5362,6 +5689,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -5500,6 +5828,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -5634,6 +5963,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -5679,6 +6009,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -5714,6 +6045,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -5750,6 +6082,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -6389,7 +6722,16 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            409: components["responses"]["Conflict"];
+            /** @description `conflict`: the endpoint is disabled; `webhook-deliveries-pending`: it has the most undelivered deliveries it may have (`limit`, `pending`) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["ServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };

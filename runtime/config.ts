@@ -64,6 +64,15 @@ export interface Config {
     ttlSeconds: number;
     perEmailPerHour: number;
   };
+  /**
+   * A link request (registration or reset) within `windowSeconds` of the address's live link's mail re-sends
+   * that link (a new token for it) instead of issuing another; at most `perEmailPerHour` re-sends per address
+   * and purpose. Re-sends are not among the hourly links above. 0 seconds: every request issues a new link.
+   */
+  linkResends: {
+    windowSeconds: number;
+    perEmailPerHour: number;
+  };
   passwords: {
     /** Argon2id's memory (KiB) and passes for new password hashes (OWASP: 19 MiB, 2). */
     argon2MemoryKib: number;
@@ -74,6 +83,15 @@ export interface Config {
     hashMaxWaitMs: number;
     /** Hashes one client address may have running and waiting at once (the next is 429). */
     hashPerClient: number;
+  };
+  /** Exports (CSV, XLSX, an hledger journal): how many run at once, and the threads that build XLSX workbooks. */
+  exports: {
+    /** Exports one workspace may have running in this process at once (its next is 429 too-many-requests). */
+    perWorkspace: number;
+    /** Exports this process runs at once, every workspace's together (the next is 503 server-busy). */
+    perProcess: number;
+    /** Worker threads that build the process's XLSX workbooks off the event loop (their exports share them). */
+    xlsxThreads: number;
   };
   secondFactors: {
     /** Root keys for second-factor secrets (TOTP secrets at rest, emailed codes, their MACs); the first seals. */
@@ -121,6 +139,10 @@ export interface Config {
     retryIntervalsMs: number[];
     /** An endpoint failing this long without a success is disabled and its ADMINs mailed. */
     disableAfterDays: number;
+    /** Test events one endpoint may be sent (sendWebhookTestEvent), counted in PostgreSQL; the next is 429. */
+    testEventsPerEndpoint: RateWindow;
+    /** Undelivered (PENDING) deliveries an endpoint may have before a test event is refused (409). */
+    maxPendingDeliveries: number;
   };
   push: {
     /** A Firebase service-account key file (FCM HTTP v1); without one the development adapter records pushes. */
@@ -363,6 +385,10 @@ export function loadConfig(env: Env = process.env, terminal: { stdoutIsTty: bool
       ttlSeconds: int(env, 'PASSWORD_RESET_TTL_SECONDS', 1800, 60, 86400),
       perEmailPerHour: int(env, 'PASSWORD_RESETS_PER_EMAIL_PER_HOUR', 20, 1, 1000),
     },
+    linkResends: {
+      windowSeconds: int(env, 'MAGIC_LINK_RESEND_WINDOW_SECONDS', 600, 0, 3600),
+      perEmailPerHour: int(env, 'MAGIC_LINK_RESENDS_PER_EMAIL_PER_HOUR', 30, 0, 1000),
+    },
     passwords: {
       // OWASP's Argon2id configuration m = 19 MiB, t = 2, p = 1; tests lower it to stay fast.
       argon2MemoryKib: int(env, 'PASSWORD_ARGON2_MEMORY_KIB', 19 * 1024, 1024, 4 * 1024 * 1024),
@@ -371,10 +397,16 @@ export function loadConfig(env: Env = process.env, terminal: { stdoutIsTty: bool
       hashMaxWaitMs: int(env, 'PASSWORD_HASH_MAX_WAIT_MS', 3000, 0, 60000),
       hashPerClient: int(env, 'PASSWORD_HASH_PER_CLIENT', 2, 1, 1000),
     },
+    exports: {
+      perWorkspace: int(env, 'EXPORTS_PER_WORKSPACE', 2, 1, 1000),
+      perProcess: int(env, 'EXPORTS_PER_PROCESS', 4, 1, 1000),
+      // Half the cores (at least one): the other half keeps serving requests, password hashes and PostgreSQL.
+      xlsxThreads: int(env, 'EXPORT_XLSX_THREADS', Math.max(1, Math.floor(availableParallelism() / 2)), 1, 64),
+    },
     secondFactors: {
       secretKeys: secondFactorKeys(env, production),
       issuer: str(env, 'TOTP_ISSUER', 'Accounting'),
-      // interface.md §5.6 and §8 fix five minutes and five attempts; the TTL is settable only so tests need not wait.
+      // The interface fixes five minutes and five attempts; the TTL is settable only so tests need not wait.
       emailCodeTtlSeconds: int(env, 'EMAIL_CODE_TTL_SECONDS', 300, 1, 3600),
       totpEnrollmentTtlSeconds: int(env, 'TOTP_ENROLLMENT_TTL_SECONDS', 600, 60, 3600),
       attemptsPerWindow: 5,
@@ -426,6 +458,8 @@ export function loadConfig(env: Env = process.env, terminal: { stdoutIsTty: bool
       retryHours: int(env, 'WEBHOOK_RETRY_HOURS', 24, 1, 720),
       retryIntervalsMs: intervals(env, 'WEBHOOK_RETRY_INTERVALS_MS', DEFAULT_RETRY_INTERVALS_MS),
       disableAfterDays: int(env, 'WEBHOOK_DISABLE_AFTER_DAYS', 5, 1, 90),
+      testEventsPerEndpoint: rate(env, 'RATE_LIMIT_WEBHOOK_TEST_PER_ENDPOINT', '1/10'),
+      maxPendingDeliveries: int(env, 'WEBHOOK_MAX_PENDING_DELIVERIES', 100, 1, 100_000),
     },
     push: {
       fcmServiceAccountFile: env.PUSH_FCM_SERVICE_ACCOUNT_FILE || null,
@@ -455,6 +489,11 @@ export function loadConfig(env: Env = process.env, terminal: { stdoutIsTty: bool
   if (production && config.logFormat === 'pretty') throw new ConfigError('LOG_FORMAT=pretty is for a terminal: production logs are JSON lines');
   if (production && !config.push.fcmServiceAccountFile) throw new ConfigError('PUSH_FCM_SERVICE_ACCOUNT_FILE is required in production');
   if (production && callbackToken.length < 32) throw new ConfigError('MAIL_CALLBACK_TOKEN (at least 32 characters) is required in production');
+  // The webhook switches exist for a receiver on the developer's own machine; in production either would let a
+  // workspace's ADMIN point the worker at the machine it runs on, or send signed events in clear text.
+  for (const [name, on] of [['WEBHOOK_ALLOW_LOOPBACK', config.webhooks.allowLoopback], ['WEBHOOK_ALLOW_HTTP', config.webhooks.allowHttp]] as const) {
+    if (production && on) throw new ConfigError(`${name}=true is for development and tests: production sends webhooks over https to public addresses only`);
+  }
   if (production && config.listenHost === '') {
     throw new ConfigError('LISTEN_HOST is required in production: the address to listen on, e.g. 0.0.0.0 behind a proxy, or 127.0.0.1');
   }
@@ -463,6 +502,10 @@ export function loadConfig(env: Env = process.env, terminal: { stdoutIsTty: bool
   }
   if (!/^[A-Za-z0-9._-]{1,200}$/.test(config.housekeeping.scheduleId)) {
     throw new ConfigError('HOUSEKEEPING_SCHEDULE_ID must be 1..200 letters, digits, dots, underscores or hyphens');
+  }
+  // A re-sent link must still be worth mailing: it keeps its expiry, so the window ends well before it.
+  if (config.linkResends.windowSeconds * 2 > Math.min(config.registration.magicLinkTtlSeconds, config.passwordReset.ttlSeconds)) {
+    throw new ConfigError('MAGIC_LINK_RESEND_WINDOW_SECONDS must be at most half of REGISTRATION_PROOF_TTL_SECONDS and of PASSWORD_RESET_TTL_SECONDS');
   }
   if (config.sessions.refreshIdleTtlSeconds > config.sessions.refreshAbsoluteTtlSeconds) {
     throw new ConfigError('REFRESH_TOKEN_IDLE_TTL_SECONDS cannot exceed REFRESH_TOKEN_ABSOLUTE_TTL_SECONDS');

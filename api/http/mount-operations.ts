@@ -4,6 +4,7 @@ import { AppError, UnauthenticatedError } from '../../core/shared/problems';
 import { locals } from '../middleware/request-context';
 import { rawBodyOf } from '../middleware/raw-body';
 import { refuseNulCharacters } from '../middleware/text-input';
+import type { ExportSlots } from './export-limits';
 import { answerTypes, negotiate } from './negotiation';
 import type { OperationHandler, OperationInput, StreamReply } from './operation-handler';
 
@@ -14,7 +15,8 @@ import type { OperationHandler, OperationInput, StreamReply } from './operation-
 // Each route's chain: the operation → authentication (bearer token or callback guard) → the body parser →
 // no U+0000 in any text → validation → content negotiation (where the document offers several answer types) →
 // the handler. A body is read only for a request that matched an operation and proved who it is, so an
-// anonymous caller cannot make the server read or parse one.
+// anonymous caller cannot make the server read or parse one. A request for an export (an answer type other than
+// JSON) takes one of its workspace's export slots before its handler runs, held until the answer has ended.
 
 export interface MountOptions {
   /** The document, for the operations' answer types (content negotiation); without it none negotiates. */
@@ -29,6 +31,8 @@ export interface MountOptions {
   parseBody: (operation: OperationInfo) => RequestHandler;
   /** The OpenAPI validator's middleware chain (request checks, response checks outside production). */
   validator: RequestHandler[];
+  /** Bounds the exports running at once, per workspace and per process; unbounded without it. */
+  exportSlots?: ExportSlots;
 }
 
 /** Refuses to start when the document and the handlers disagree in any way. */
@@ -77,13 +81,15 @@ async function sendStream(req: Request, res: Response, reply: StreamReply): Prom
 
 const isStreamReply = (reply: object): reply is StreamReply => 'stream' in reply;
 
-function dispatch(handler: OperationHandler<any>, offered: string[]): RequestHandler {
+function dispatch(handler: OperationHandler<any>, offered: string[], exportSlots: ExportSlots | undefined): RequestHandler {
   return async (req: Request, res: Response) => {
     const l = locals(res);
     let mediaType = offered[0];
     if (offered.length > 1) {
       res.vary('Accept');
       mediaType = negotiate(req, offered);
+      // Every answer type but JSON is an export (StreamReply): bounded before the handler reads anything.
+      if (mediaType !== 'application/json' && exportSlots && l.principal) exportSlots.hold(l.principal.tenantId, res);
     }
     const input: OperationInput<any> = {
       params: req.params,
@@ -121,7 +127,7 @@ export function mountOperations(options: MountOptions): Router {
     const chain: RequestHandler[] = [bind];
     if (op.requiresBearer) chain.push(options.authenticate(op));
     if (op.requiresCallbackToken) chain.push(options.authenticateCallback);
-    chain.push(options.parseBody(op), refuseNulCharacters, ...options.validator, dispatch(handlers[op.operationId]!, options.doc ? answerTypes(options.doc, op) : []));
+    chain.push(options.parseBody(op), refuseNulCharacters, ...options.validator, dispatch(handlers[op.operationId]!, options.doc ? answerTypes(options.doc, op) : [], options.exportSlots));
     router[op.method.toLowerCase() as 'get' | 'put' | 'post' | 'delete' | 'patch'](op.expressPath, ...chain);
   }
   // Inside the router, so nothing falls through to Express's own answers (e.g. its automatic OPTIONS).

@@ -8,6 +8,7 @@ import { hledgerTransaction, type ExportedEntry } from '../../core/ledger/hledge
 import type { Principal } from '../http/context';
 import type { Schemas, StreamReply } from '../http/operation-handler';
 import { tableReply, type Column, type TableType } from '../http/table-export';
+import type { XlsxThreads } from '../http/xlsx-threads';
 import type { CompanyScopes } from '../organisation/company-scope';
 import { toJournalLine } from './journal-entries';
 import { toStatementLine } from './reports';
@@ -191,7 +192,7 @@ async function* hledgerText(batches: AsyncIterable<JournalExportLine[]>): AsyncG
  * The exports of the ledger's reports and journal, for the handlers of getTrialBalance, getTurnoverSheet,
  * getAccountStatement, getBalanceSheet, getFinancialResults and listJournalEntries.
  */
-export function createLedgerExports(companies: CompanyScopes) {
+export function createLedgerExports(companies: CompanyScopes, xlsxThreads: XlsxThreads) {
   /** Every line of the entries the filter matches, in journal order, a batch at a time, as the journal stood at the first read. */
   async function* journalBatches(principal: Principal, legalEntityId: string, filter: Filter): AsyncGenerator<JournalExportLine[]> {
     let through: string | null = null;
@@ -223,7 +224,7 @@ export function createLedgerExports(companies: CompanyScopes) {
   ): Promise<StreamReply<TableType | 'text/plain'>> {
     const batches = await primed(journalBatches(principal, legalEntityId, filter));
     const name = `journal-${legalEntityId}-${filter.dateFrom ?? 'start'}-${filter.dateTo ?? 'end'}`;
-    if (contentType !== 'text/plain') return tableReply(contentType, name, 'Journal', journalColumns, batches);
+    if (contentType !== 'text/plain') return tableReply(contentType, name, 'Journal', journalColumns, batches, xlsxThreads);
     return {
       status: 200,
       contentType,
@@ -234,11 +235,11 @@ export function createLedgerExports(companies: CompanyScopes) {
 
   function trialBalance(contentType: TableType, legalEntityId: string, tb: Schemas['TrialBalance']): StreamReply<TableType> {
     const rows = tb.lines.flatMap((line): TrialBalanceRow[] => [{ line, currency: null }, ...line.currencies.map((currency) => ({ line, currency }))]);
-    return tableReply(contentType, `trial-balance-${legalEntityId}-${tb.asOf}`, 'Trial balance', trialBalanceColumns, [rows]);
+    return tableReply(contentType, `trial-balance-${legalEntityId}-${tb.asOf}`, 'Trial balance', trialBalanceColumns, [rows], xlsxThreads);
   }
 
   function turnoverSheet(contentType: TableType, legalEntityId: string, sheet: Schemas['TurnoverSheet']): StreamReply<TableType> {
-    return tableReply(contentType, `turnover-sheet-${legalEntityId}-${sheet.from}-${sheet.to}`, 'Turnover sheet', turnoverColumns, [sheet.rows]);
+    return tableReply(contentType, `turnover-sheet-${legalEntityId}-${sheet.from}-${sheet.to}`, 'Turnover sheet', turnoverColumns, [sheet.rows], xlsxThreads);
   }
 
   /** Form 1 or Form 2, as its JSON answer has it. */
@@ -247,7 +248,7 @@ export function createLedgerExports(companies: CompanyScopes) {
     const [name, sheetName] = statement.form === 'FORM_1'
       ? [`balance-sheet-${legalEntityId}-${statement.to}`, 'Balance sheet']
       : [`financial-results-${legalEntityId}-${statement.from}-${statement.to}`, 'Financial results'];
-    return tableReply(contentType, name, sheetName, financialStatementColumns, [rows]);
+    return tableReply(contentType, name, sheetName, financialStatementColumns, [rows], xlsxThreads);
   }
 
   /**
@@ -286,7 +287,7 @@ export function createLedgerExports(companies: CompanyScopes) {
       }
     }
     const name = `account-statement-${legalEntityId}-${query.accountCode}-${query.from}-${query.to}`;
-    return tableReply(contentType, name, 'Account statement', statementColumns, await primed(batches()));
+    return tableReply(contentType, name, 'Account statement', statementColumns, await primed(batches()), xlsxThreads);
   }
 
   return { journal, trialBalance, turnoverSheet, financialStatement, accountStatement };

@@ -5,6 +5,7 @@ import { pageQuery } from '../http/pages';
 import type { CompanyScopes } from '../organisation/company-scope';
 import type { WorkflowClient } from '../workflow-client';
 import type { WebhookEvents } from '../webhooks/events';
+import type { XlsxThreads } from '../http/xlsx-threads';
 import { createJournalEntries } from './journal-entries';
 import { createPeriodCloses } from './period-closes';
 import { createTrialBalances } from './trial-balance';
@@ -37,13 +38,15 @@ export function ledgerHandlers(deps: {
   workflows: WorkflowClient;
   index: OperationIndex;
   webhookEvents: WebhookEvents;
+  /** The threads that build XLSX exports. */
+  xlsxThreads: XlsxThreads;
 }): HandlersOf<LedgerOperation> {
   const entries = createJournalEntries(deps);
   const closes = createPeriodCloses(deps);
   const balances = createTrialBalances(deps.companies);
   const revaluations = createRevaluations(deps);
   const reports = createReports(deps.companies);
-  const ledgerExports = createLedgerExports(deps.companies);
+  const ledgerExports = createLedgerExports(deps.companies, deps.xlsxThreads);
   const statements = createStatements(deps.companies);
   return {
     postJournalEntry: memberOperation(async ({ principal, params, body, ctx }) => {

@@ -22,6 +22,8 @@ import * as passwordReset from './2026.11.24T08.00.00.password-reset';
 import * as headerAccounts from './2026.11.24T14.00.00.header-accounts';
 import * as chartHeaders from './2026.11.26T10.00.00.chart-headers';
 import * as webhookPendingDeliveries from './2026.11.26T11.00.00.webhook-pending-deliveries';
+import * as counterparties from './2026.11.26T12.00.00.counterparties';
+import * as journalLineCounterparties from './2026.11.26T13.00.00.journal-line-counterparties';
 import * as magicLinks from './2026.11.25T06.00.00.magic-links';
 import * as webhooks from './2026.11.25T07.00.00.webhooks';
 import * as webhookDelivery from './2026.11.25T07.30.00.webhook-delivery';
@@ -67,4 +69,6 @@ export const MIGRATIONS: Array<{ name: string; module: MigrationModule }> = [
   { name: '2026.11.25T11.00.00.year-end-closing', module: yearEndClosing },
   { name: '2026.11.26T10.00.00.chart-headers', module: chartHeaders },
   { name: '2026.11.26T11.00.00.webhook-pending-deliveries', module: webhookPendingDeliveries },
+  { name: '2026.11.26T12.00.00.counterparties', module: counterparties },
+  { name: '2026.11.26T13.00.00.journal-line-counterparties', module: journalLineCounterparties },
 ];

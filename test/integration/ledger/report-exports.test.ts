@@ -6,6 +6,7 @@ import { api, bearer, registerWorkspace, type Registered } from '../../helpers/c
 import { allEntries, entryBody, hledgerViews, ledgerApi, trialBalanceViews, type LineSpec } from '../../helpers/ledger';
 import { toHledgerJournal } from '../../../core/ledger/hledger';
 import { EXPORT_BATCH } from '../../../api/ledger/exports';
+import { guardCsvCell } from '../../../api/http/table-export';
 
 // The reports (Forms 1 and 2 among them) and the journal as CSV, XLSX and (the journal) an hledger journal, chosen by Accept, against
 // their JSON answers. The foreign lines take MANUAL rates, so this file stores no CBU rates; its entries are
@@ -128,13 +129,13 @@ async function xlsxOf(path: string, query: Record<string, string | number>, file
       cells.push(Object.fromEntries(headers.map((h, i) => [h, row.getCell(i + 1)])));
     }
   }
-  return { sheets: workbook.worksheets.map((s) => s.name), records, cells };
+  return { sheets: workbook.worksheets.map((s) => s.name), records, cells, workbook };
 }
 
 /** JSON values as the export's cells: null is empty, numbers and strings as text. */
 const text = (value: unknown) => (value === null || value === undefined ? '' : String(value));
-/** What CSV makes of free text a spreadsheet would run as a formula. */
-const guarded = (value: unknown) => (typeof value === 'string' && /^[=+\-@\t\r]/.test(value) ? `'${value}` : text(value));
+/** What CSV makes of free text a spreadsheet would run as a formula (the rule's cases: test/unit/service/table-export.test.ts). */
+const guarded = (value: unknown) => text(typeof value === 'string' ? guardCsvCell('text', value) : value);
 
 const trialBalanceRecords = (tb: any, free: (v: unknown) => string) =>
   tb.lines.flatMap((line: any) => [
@@ -262,6 +263,8 @@ describe('report exports: JSON, CSV and XLSX by Accept', () => {
     expect(cashRow.debit!.numFmt).toBe('#,##0.00');
     const hugeRow = xlsx.cells.find((c) => c.code!.value === '0130')!;
     expect(hugeRow.debit!.value).toBe(HUGE);
+    expect(hugeRow.debit!.numFmt).toBe('@');
+    expect(hugeRow.debit!.alignment).toEqual({ horizontal: 'right' });
   });
 
   test('getTurnoverSheet: a row per sheet row, by subaccount and with a foreign currency', async () => {
@@ -347,6 +350,18 @@ describe('report exports: JSON, CSV and XLSX by Accept', () => {
     const xlsx = await xlsxOf('/entries', {}, `journal-${company}-start-end`);
     expect(xlsx.sheets).toEqual(['Journal']);
     expect(xlsx.records).toEqual(journalRecords(entries, text));
+    // The sheet as laid out: the header row frozen and bold, each column's width (its own, or its kind's).
+    const sheet = xlsx.workbook.worksheets[0]!;
+    expect(sheet.views).toEqual([expect.objectContaining({ state: 'frozen', ySplit: 1 })]);
+    expect(sheet.columns.map((c) => c.width)).toEqual([38, 10, 14, 40, 40, 14, 38, 26, 10, 14, 38, 18, 18, 40, 14, 18, 18, 14, 14]);
+    expect(sheet.getRow(1).getCell(1).font).toMatchObject({ bold: true });
+    // Cell kinds: integers and exact amounts are numbers, codes and free text strings, empty cells empty; no formula.
+    const line = xlsx.cells.find((c) => c.entryId!.value === formulaEntryId && c.lineNo!.value === 1)!;
+    expect([line.number!.value, line.debit!.value, line.credit!.value].map((v) => typeof v)).toEqual(['number', 'number', 'number']);
+    expect(line.description!.value).toBe('=HYPERLINK("http://example.com")');
+    expect(line.description!.type).toBe(ExcelJS.ValueType.String);
+    expect(line.subaccountId!.value).toBeNull();
+    expect(xlsx.cells.every((row) => Object.values(row).every((c) => c.type !== ExcelJS.ValueType.Formula))).toBe(true);
 
     // The filters are the JSON list's.
     const filter = { accountCode: '5110', dateFrom: '2023-02-01', dateTo: '2023-12-31' };
@@ -402,5 +417,35 @@ describe('report exports: JSON, CSV and XLSX by Accept', () => {
     const backwards = await request('/reports/financial-results', { from: '2023-12-31', to: '2023-01-01' }, CSV).expect(400);
     expect(backwards.headers['content-disposition']).toBeUndefined();
     expect(backwards.body.type).toBe('/problems/validation');
+  });
+
+  test('CSV: a formula after a list separator (`;` in the Uzbek and Russian settings), a comma, a tab or a line break in free text is defused too; amounts keep their sign', async () => {
+    const res = await ledger.post(
+      entryBody(
+        '2023-05-02',
+        [
+          { accountCode: '4010', debit: '7.00', memo: 'a\t@SUM(1)' },
+          { accountCode: '9010', credit: '7.00', memo: 'line one\n=1+1' },
+        ],
+        { description: 'x;=2+5;y', reference: 'a,+1' },
+      ),
+    );
+    expect(res.status).toBe(201);
+    const name = `journal-${owner.me.company.id}-2023-05-02-2023-05-02`;
+    const rows = await csvOf('/entries', { dateFrom: '2023-05-02', dateTo: '2023-05-02' }, name);
+    expect(rows.map((r) => [r.description, r.reference, r.memo, r.debit, r.credit])).toEqual([
+      ["x;'=2+5;y", "a,'+1", "a\t'@SUM(1)", '7.00', '0.00'],
+      ["x;'=2+5;y", "a,'+1", "line one\n'=1+1", '0.00', '7.00'],
+    ]);
+    // Split at `;` as Excel there does (ignoring the comma quoting), no piece of any line starts a formula.
+    const raw = (await request('/entries', { dateFrom: '2023-05-02', dateTo: '2023-05-02' }, CSV).expect(200)).text;
+    const cells = raw.split(/[;,\t\r\n]/).map((cell) => cell.replace(/^[ "]+/, ''));
+    expect(cells.filter((cell) => /^[=+\-@]/.test(cell))).toEqual([]);
+    // XLSX keeps the text exactly: its cells are typed, none is a formula.
+    const xlsx = await xlsxOf('/entries', { dateFrom: '2023-05-02', dateTo: '2023-05-02' }, name);
+    expect(xlsx.records.map((r) => [r.description, r.reference, r.memo])).toEqual([
+      ['x;=2+5;y', 'a,+1', 'a\t@SUM(1)'],
+      ['x;=2+5;y', 'a,+1', 'line one\n=1+1'],
+    ]);
   });
 });

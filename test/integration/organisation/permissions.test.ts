@@ -15,6 +15,7 @@ const AUDITORS = ['ADMIN'];
 const CLOSERS = ['ADMIN'];
 const MEMBER_READERS = ['ADMIN', 'MANAGER'];
 const MEMBER_ADMINS = ['ADMIN'];
+const COUNTERPARTY_WRITERS = ['ADMIN', 'ACCOUNTANT', 'MANAGER'];
 
 let stack: TestStack;
 let owner: Registered;
@@ -23,6 +24,7 @@ let entryId: string;
 let closeId: string;
 let viewerRoleId: string;
 let webhookEndpointId: string;
+let counterpartyId: string;
 const tokens = new Map<string, string>();
 
 beforeAll(async () => {
@@ -45,6 +47,8 @@ beforeAll(async () => {
   const endpoint = await api(stack).post('/api/v1/webhooks/endpoints').set(...bearer(owner.accessToken))
     .send({ url: 'http://127.0.0.1:9/permissions', eventTypes: ['webhook.test'] }).expect(201);
   webhookEndpointId = endpoint.body.id;
+  const counterparty = await api(stack).post(`/api/v1/counterparties/${owner.me.company.id}`).set(...bearer(owner.accessToken)).send({ name: 'Permission Test Supplier' }).expect(201);
+  counterpartyId = counterparty.body.id;
 });
 afterAll(async () => {
   await stack.stop();
@@ -94,6 +98,14 @@ const OPERATIONS: Array<[string, string[], Call]> = [
     'configureCompanySubaccount',
     WRITERS,
     () => api(stack).put(`${company()}/accounts/5110/subaccounts/${subaccountId}`).send({ name: 'Main', enabled: true, expectedVersion: 99 }),
+  ],
+  ['listCounterparties', ALL, () => api(stack).get(`/api/v1/counterparties/${owner.me.company.id}`)],
+  ['createCounterparty', COUNTERPARTY_WRITERS, (role) => api(stack).post(`/api/v1/counterparties/${owner.me.company.id}`).send({ name: `Supplier of ${role}` })],
+  ['getCounterparty', ALL, () => api(stack).get(`/api/v1/counterparties/${owner.me.company.id}/${counterpartyId}`)],
+  [
+    'updateCounterparty',
+    COUNTERPARTY_WRITERS,
+    () => api(stack).put(`/api/v1/counterparties/${owner.me.company.id}/${counterpartyId}`).send({ name: 'Supplier', archived: false, expectedVersion: 99 }),
   ],
   ['listAuditEvents', AUDITORS, () => api(stack).get('/api/v1/audit-events')],
   ['listAuditActors', AUDITORS, () => api(stack).get('/api/v1/audit-events/actors')],

@@ -25,6 +25,9 @@ beforeAll(async () => {
     .set(...bearer(a.accessToken))
     .send({ depreciationMethod: 'STRAIGHT_LINE', inventoryValuationMethod: 'FIFO', taxRegime: 'GENERAL', vatRate: 12, expectedVersion: 0 })
     .expect(200);
+  // And a counterparty in the register.
+  await api(stack).post(`/api/v1/counterparties/${a.me.company.id}`).set(...bearer(a.accessToken))
+    .send({ name: 'RLS Supplier', tin: '301234567', bankAccounts: [{ bankCode: '00014', accountNumber: '20208000900100001010' }] }).expect(201);
   // And in each ledger table: an entry, a completed close and its snapshot.
   const ledger = ledgerApi(stack, a);
   await ledger.post(simpleEntry('2025-01-15', '10.00')).expect(201);
@@ -86,6 +89,7 @@ describe('row-level security', () => {
         'membership_invitations', 'invitation_acceptances',
         'push_devices', 'push_messages', 'push_deliveries', 'mail_audit_links',
         'webhook_endpoints', 'webhook_events', 'webhook_deliveries', 'webhook_attempts', 'webhook_endpoint_slots',
+        'counterparties',
       ]),
     );
     for (const t of tables) {
@@ -188,6 +192,43 @@ describe('row-level security', () => {
         ),
       ),
     ).rejects.toThrow(/row-level security/);
+  });
+
+  test("the register: with tenant B set, the application role sees none of tenant A's counterparties and cannot insert one for tenant A", async () => {
+    const visible = (tenant: string) =>
+      withTenant(stack.db, tenant, (tx) =>
+        stack.db.query<{ n: number }>('SELECT count(*)::int AS n FROM counterparties WHERE tenant_id = :a OR legal_entity_id = :company', {
+          replacements: { a: a.me.tenantId, company: a.me.company.id },
+          type: QueryTypes.SELECT,
+          transaction: tx,
+        }),
+      );
+    expect(await visible(a.me.tenantId)).toEqual([{ n: 1 }]);
+    expect(await visible(b.me.tenantId)).toEqual([{ n: 0 }]);
+    await expect(
+      withTenant(stack.db, b.me.tenantId, (tx) =>
+        stack.db.query(
+          `INSERT INTO counterparties (tenant_id, id, legal_entity_id, name, version) VALUES (:a, gen_random_uuid(), :company, 'Smuggled', 1)`,
+          { replacements: { a: a.me.tenantId, company: a.me.company.id }, transaction: tx },
+        ),
+      ),
+    ).rejects.toThrow(/row-level security/);
+    await withTenant(stack.db, b.me.tenantId, (tx) =>
+      stack.db.query("UPDATE counterparties SET name = 'Hijacked' WHERE tenant_id = :a", { replacements: { a: a.me.tenantId }, transaction: tx }),
+    );
+    const [row] = await stack.admin.query<{ name: string; n: number }>('SELECT min(name) AS name, count(*)::int AS n FROM counterparties WHERE tenant_id = :a', {
+      replacements: { a: a.me.tenantId },
+      type: QueryTypes.SELECT,
+    });
+    expect(row).toEqual({ name: 'RLS Supplier', n: 1 });
+  });
+
+  test('the application role may archive a counterparty but never delete one', async () => {
+    const [row] = await stack.admin.query<Record<string, boolean>>(
+      "SELECT has_table_privilege(:app, 'counterparties', 'UPDATE') AS update, has_table_privilege(:app, 'counterparties', 'DELETE') AS delete, has_table_privilege(:app, 'counterparties', 'TRUNCATE') AS truncate",
+      { replacements: { app: new URL(stack.config.database.url).username }, type: QueryTypes.SELECT },
+    );
+    expect(row).toEqual({ update: true, delete: false, truncate: false });
   });
 
   test('the chart page function runs as its caller: with tenant B set, tenant A\'s custom account and subaccount are invisible', async () => {
