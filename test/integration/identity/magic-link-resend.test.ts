@@ -38,12 +38,22 @@ async function newestRequestResult(email: string, workflowType: string): Promise
   return stack.temporal.workflow.getHandle(start!.workflow_id).result();
 }
 
+/**
+ * Asks for a registration link and waits for its workflow to end: the activity records the link as mailed
+ * just after the mail leaves, so a test that reads the mail and goes on at once could race that write.
+ */
+async function requestSettledLink(email: string): Promise<string> {
+  const token = await requestMagicLink(stack, email);
+  await newestRequestResult(email, 'requestMagicLinkWorkflow');
+  return token;
+}
+
 describe('link requests within the re-send window mail the live link again', () => {
   test('when a registration link is asked for again at once, then the same link is mailed again under a new token: one link, its expiry kept, only the newest mail opens it', async () => {
     const email = uniqueEmail();
-    const first = await requestMagicLink(stack, email);
+    const first = await requestSettledLink(email);
     const [issued] = await links(email, 'REGISTRATION');
-    const second = await requestMagicLink(stack, email);
+    const second = await requestSettledLink(email);
     expect(second).not.toBe(first);
     expect(await links(email, 'REGISTRATION')).toEqual([{ id: issued!.id, expires_at: issued!.expires_at, superseded: false }]);
     expect((await register(email, first).expect(400)).body.type).toBe('/problems/registration-proof-invalid');
@@ -52,9 +62,9 @@ describe('link requests within the re-send window mail the live link again', () 
 
   test('when re-sends reach their bound for the hour, then a request mails nothing and changes nothing: the newest mailed link keeps working', async () => {
     const email = uniqueEmail();
-    await requestMagicLink(stack, email);
-    await requestMagicLink(stack, email);
-    const newest = await requestMagicLink(stack, email); // the second re-send: the bound
+    await requestSettledLink(email);
+    await requestSettledLink(email);
+    const newest = await requestSettledLink(email); // the second re-send: the bound
     await api(stack).post('/api/v1/auth/magic-link/request').send({ email }).expect(202);
     expect(await newestRequestResult(email, 'requestMagicLinkWorkflow')).toEqual({ mailed: false });
     expect(await readMail(stack, email)).toHaveLength(3);
@@ -64,9 +74,9 @@ describe('link requests within the re-send window mail the live link again', () 
 
   test('when the live link was mailed longer ago than the window, then a request issues a new link that supersedes it', async () => {
     const email = uniqueEmail();
-    const first = await requestMagicLink(stack, email);
+    const first = await requestSettledLink(email);
     await stack.admin.query(`UPDATE magic_links SET mailed_at = now() - interval '11 minutes' WHERE email = :email`, { replacements: { email } });
-    const second = await requestMagicLink(stack, email);
+    const second = await requestSettledLink(email);
     expect((await links(email, 'REGISTRATION')).map((l) => l.superseded)).toEqual([true, false]);
     expect((await register(email, first).expect(400)).body.type).toBe('/problems/registration-proof-invalid');
     await register(email, second).expect(201);
@@ -77,7 +87,9 @@ describe('link requests within the re-send window mail the live link again', () 
     const resetLink = async () => {
       const before = (await readMail(stack, user.email)).length;
       await api(stack).post('/api/v1/auth/password-reset/request').send({ email: user.email }).expect(202);
-      return magicLinkTokenFrom((await waitForMail(stack, user.email, before + 1))[0]!);
+      const token = magicLinkTokenFrom((await waitForMail(stack, user.email, before + 1))[0]!);
+      await newestRequestResult(user.email, 'requestPasswordResetWorkflow');
+      return token;
     };
     const first = await resetLink();
     const second = await resetLink();
