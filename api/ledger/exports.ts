@@ -50,6 +50,7 @@ const journalColumns: Column<JournalExportLine>[] = [
   { header: 'lineNo', kind: 'integer', value: (r) => r.line.lineNo },
   { header: 'accountCode', kind: 'code', value: (r) => r.line.accountCode },
   { header: 'subaccountId', kind: 'code', width: UUID_WIDTH, value: (r) => r.line.subaccountId },
+  { header: 'counterpartyId', kind: 'code', width: UUID_WIDTH, value: (r) => r.line.counterpartyId },
   { header: 'debit', kind: 'amount', value: (r) => r.line.debit },
   { header: 'credit', kind: 'amount', value: (r) => r.line.credit },
   { header: 'memo', kind: 'text', value: (r) => r.line.memo },

@@ -93,7 +93,7 @@ export function journalLinesAfter(tx: Tx, scope: LedgerScope, query: JournalExpo
     {
       sql: `SELECT e.id AS entry_id, e.number::text AS number, to_char(e.entry_date, 'YYYY-MM-DD') AS entry_date, e.description, e.reference,
             e.kind, e.reversal_of, e.posted_at,
-            line.line_no, line.account_code, line.subaccount_id, line.debit::text AS debit, line.credit::text AS credit, line.memo,
+            line.line_no, line.account_code, line.subaccount_id, line.counterparty_id, line.debit::text AS debit, line.credit::text AS credit, line.memo,
             line.currency, line.currency_amount::text AS currency_amount, line.rate::text AS rate, line.rate_source,
             to_char(line.rate_date, 'YYYY-MM-DD') AS rate_date
        FROM journal_lines line

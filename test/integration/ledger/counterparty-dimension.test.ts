@@ -73,6 +73,12 @@ describe('a journal line\'s counterpartyId', () => {
       { replacements: { t: alice.me.tenantId, e: res.body.id }, type: QueryTypes.SELECT },
     );
     expect(stored!.counterparty_id).toBe(customer);
+    // The journal export (CSV) carries it too, in its own column.
+    const csv = await api(stack).get(`${ledger.base}/entries`).query({ dateFrom: '2025-03-01', dateTo: '2025-03-01' }).set('Accept', 'text/csv').set(...bearer(alice.accessToken)).expect(200);
+    const [header, ...rows] = csv.text.trim().split('\n').map((line) => line.split(','));
+    const column = header!.indexOf('counterpartyId');
+    expect(column).toBeGreaterThan(header!.indexOf('subaccountId'));
+    expect(rows.filter((r) => r[0] === res.body.id).map((r) => r[column])).toEqual([customer, '']);
   });
 
   test('a reversal keeps each line\'s counterparty, even once the counterparty is archived', async () => {

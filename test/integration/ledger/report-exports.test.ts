@@ -225,6 +225,7 @@ function journalRecords(entries: any[], free: (v: unknown) => string) {
         lineNo: text(l.lineNo),
         accountCode: l.accountCode,
         subaccountId: text(l.subaccountId),
+        counterpartyId: text(l.counterpartyId),
         debit: l.debit,
         credit: l.credit,
         memo: free(l.memo),
@@ -353,7 +354,7 @@ describe('report exports: JSON, CSV and XLSX by Accept', () => {
     // The sheet as laid out: the header row frozen and bold, each column's width (its own, or its kind's).
     const sheet = xlsx.workbook.worksheets[0]!;
     expect(sheet.views).toEqual([expect.objectContaining({ state: 'frozen', ySplit: 1 })]);
-    expect(sheet.columns.map((c) => c.width)).toEqual([38, 10, 14, 40, 40, 14, 38, 26, 10, 14, 38, 18, 18, 40, 14, 18, 18, 14, 14]);
+    expect(sheet.columns.map((c) => c.width)).toEqual([38, 10, 14, 40, 40, 14, 38, 26, 10, 14, 38, 38, 18, 18, 40, 14, 18, 18, 14, 14]);
     expect(sheet.getRow(1).getCell(1).font).toMatchObject({ bold: true });
     // Cell kinds: integers and exact amounts are numbers, codes and free text strings, empty cells empty; no formula.
     const line = xlsx.cells.find((c) => c.entryId!.value === formulaEntryId && c.lineNo!.value === 1)!;
