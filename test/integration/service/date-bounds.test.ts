@@ -2,6 +2,7 @@ import { createOperationIndex, loadOpenApiDocument } from '../../../contracts/op
 import { startTestStack, type TestStack } from '../../helpers/stack';
 import { api, bearer, registerWorkspace, type Registered } from '../../helpers/clients';
 import { ledgerApi, simpleEntry } from '../../helpers/ledger';
+import { getQueryParameters } from '../../helpers/operations';
 
 // "Dates in year 0 or 1 answer 500" (an entry dated 0000-01-01, Form 1 at 0001-01-01, Form 2 and the turnover
 // sheet of year 0). Every `format: date` value is bounded in one place, 1900-01-01..9999-12-31: outside it a
@@ -21,12 +22,7 @@ const doc = loadOpenApiDocument();
 const index = createOperationIndex(doc);
 
 /** GET operations with a `format: date` query parameter, each with the parameter's name. */
-const dateQueries = index.operations
-  .filter((op) => op.method === 'GET')
-  .flatMap((op) => {
-    const parameters: Array<Record<string, any>> = doc.paths[op.path]!.get.parameters ?? [];
-    return parameters.filter((p) => p.in === 'query' && p.schema?.format === 'date').map((p) => [op.operationId, p.name as string, op] as const);
-  });
+const dateQueries = getQueryParameters(doc, index, (schema) => schema.format === 'date');
 
 const OUTSIDE = ['0000-01-01', '0001-01-01', '1899-12-31'];
 

@@ -1,6 +1,7 @@
 import { createOperationIndex, loadOpenApiDocument } from '../../../contracts/operations';
 import { startTestStack, type TestStack } from '../../helpers/stack';
 import { api, bearer, registerWorkspace, type Registered } from '../../helpers/clients';
+import { getQueryParameters } from '../../helpers/operations';
 
 // Query values as browsers write them: the characters *, !, ', (, ) and ~ are not encoded. Every free-text
 // query parameter of the document takes them as literal text (bug: `?q=a*` answered 400 "must be url encoded").
@@ -19,14 +20,7 @@ const doc = loadOpenApiDocument();
 const index = createOperationIndex(doc);
 
 /** GET operations with a query parameter whose schema is a plain string (no format, pattern or enum). */
-const freeText = index.operations
-  .filter((op) => op.method === 'GET')
-  .flatMap((op) => {
-    const parameters: Array<Record<string, any>> = doc.paths[op.path]!.get.parameters ?? [];
-    return parameters
-      .filter((p) => p.in === 'query' && p.schema?.type === 'string' && !p.schema.format && !p.schema.pattern && !p.schema.enum)
-      .map((p) => [op.operationId, p.name as string, op] as const);
-  });
+const freeText = getQueryParameters(doc, index, (schema) => schema.type === 'string' && !schema.format && !schema.pattern && !schema.enum);
 
 describe('free-text query values as browsers send them', () => {
   test('the document has free-text query parameters to check', () => {
