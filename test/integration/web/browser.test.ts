@@ -58,6 +58,31 @@ async function newPage(): Promise<Page> {
 const problemsOf = (page: Page) => (page as unknown as { problems: string[] }).problems;
 const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
 
+/** An amount of the API as the console shows it: the whole part in groups of three, U+202F between them. */
+const grouped = (amount: string): string => amount.replace(/^(-?)([0-9]+)/, (_, sign: string, whole: string) => sign + whole.replace(/\B(?=([0-9]{3})+$)/g, '\u202F'));
+/** An amount the console shows, read back as the API's decimal. */
+const plain = (text: string): string => text.replaceAll('\u202F', '');
+
+/**
+ * Chooses an account with the picker of the posting form's line `i`: its code typed and Enter pressed, which takes
+ * the account of that code once the search answers.
+ */
+async function pickAccount(page: Page, i: number, code: string): Promise<void> {
+  const box = page.locator('form#post-entry tbody tr').nth(i).locator('input[data-picker=accountCode]');
+  await box.fill(code);
+  await box.press('Enter');
+  expect(await until(() => box.inputValue(), (text) => text.startsWith(`${code} `))).toMatch(new RegExp(`^${code} \\S`));
+}
+
+/** What `read()` answers once `ok` takes it (or after five seconds, for the test to show): the page's work is asynchronous. */
+async function until<T>(read: () => Promise<T>, ok: (value: T) => boolean): Promise<T> {
+  for (let tries = 0; ; tries++) {
+    const value = await read();
+    if (ok(value) || tries >= 50) return value;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 // This file's CBU rates are dated 2011, a year no other file uses (the rates are shared by every file of a run).
 
 async function logIn(page: Page, user: Registered): Promise<void> {
@@ -151,12 +176,11 @@ describe('web pages in a real browser', () => {
     await page.waitForSelector('form#post-entry');
     await page.fill('input[name=entryDate]', '2025-01-15');
     await page.fill('input[name=description]', 'Cash sale');
-    const codes = page.locator('input[name=accountCode]');
-    await codes.nth(0).fill('5110');
+    await pickAccount(page, 0, '5110');
     await page.locator('input[name=debit]').nth(0).fill('1250.50');
-    await codes.nth(1).fill('9010');
+    await pickAccount(page, 1, '9010');
     await page.locator('input[name=credit]').nth(1).fill('1250.5');
-    await expect(page.textContent('#entry-total')).resolves.toContain('Debit 1250.50 · Credit 1250.50 · balanced');
+    await expect(page.textContent('#entry-total')).resolves.toContain(`Debit ${grouped('1250.50')} · Credit ${grouped('1250.50')} · balanced`);
     await page.click('form#post-entry button[type=submit]');
     await page.waitForSelector('#alert.info');
     expect(await page.textContent('#alert')).toContain('Posted entry 1');
@@ -166,8 +190,8 @@ describe('web pages in a real browser', () => {
     await page.click('text=Trial balance');
     await page.fill('input[name=asOf]', '2025-01-31');
     await page.click('form.inline button');
-    await page.waitForSelector('#total-debit:text-is("1250.50")');
-    expect(await page.textContent('#total-credit')).toBe('1250.50');
+    await page.waitForSelector(`#total-debit:text-is("${grouped('1250.50')}")`);
+    expect(await page.textContent('#total-credit')).toBe(grouped('1250.50'));
     await shot(page, '07-trial-balance');
 
     await page.click('text=Period closes');
@@ -230,16 +254,17 @@ describe('web pages in a real browser', () => {
     await page.fill('input[name=entryDate]', '2011-03-02');
     await page.fill('input[name=description]', 'Sale paid in dollars');
     const row = (i: number) => page.locator('form#post-entry tbody tr').nth(i);
-    await row(0).locator('input[name=accountCode]').fill('5210');
+    await pickAccount(page, 0, '5210');
     await row(0).locator('select[name=currency]').selectOption('USD');
     await row(0).locator('input[name=currencyAmount]').fill('100.10');
     // The rate of the latest publication on or before the entry date, shown before posting, and the UZS amount at it.
-    await row(0).locator('td.rate', { hasText: '1 USD = 12 850.12 UZS, CBU 2011-03-01' }).waitFor();
-    expect(await row(0).locator('input[name=debit]').inputValue()).toBe('1286297.01');
+    await row(0).locator('td.rate', { hasText: `1 USD = ${grouped('12850.12')} UZS, CBU 2011-03-01` }).waitFor();
+    expect(await row(0).locator('td.rate').textContent()).toBe(`1 USD = ${grouped('12850.12')} UZS, CBU 2011-03-01`);
+    expect(await row(0).locator('input[name=debit]').inputValue()).toBe(grouped('1286297.01'));
     expect(await row(0).locator('input[name=debit]').getAttribute('readonly')).toBe('');
-    await row(1).locator('input[name=accountCode]').fill('9010');
+    await pickAccount(page, 1, '9010');
     await row(1).locator('input[name=credit]').fill('1286297.01');
-    await expect(page.textContent('#entry-total')).resolves.toBe('Debit 1286297.01 · Credit 1286297.01 · balanced');
+    await expect(page.textContent('#entry-total')).resolves.toBe(`Debit ${grouped('1286297.01')} · Credit ${grouped('1286297.01')} · balanced`);
     expect(await row(1).locator('td.rate').textContent()).toBe('');
     await shot(page, '19-journal-foreign-line');
 
@@ -248,9 +273,9 @@ describe('web pages in a real browser', () => {
     await storeCbuRate(stack, 'USD', '2011-03-01', '12850.05');
     await page.click('form#post-entry button[type=submit]');
     await page.locator('#alert.error', { hasText: 'do not match the Central Bank (CBU) rate stored now' }).waitFor();
-    expect(await page.textContent('#alert')).toContain('line 1 comes to 1286290.01 UZS');
-    await row(0).locator('td.rate', { hasText: '1 USD = 12 850.05 UZS, CBU 2011-03-01' }).waitFor();
-    expect(await row(0).locator('input[name=debit]').inputValue()).toBe('1286290.01');
+    expect(await page.textContent('#alert')).toContain(`line 1 comes to ${grouped('1286290.01')} UZS`);
+    await row(0).locator('td.rate', { hasText: `1 USD = ${grouped('12850.05')} UZS, CBU 2011-03-01` }).waitFor();
+    expect(await row(0).locator('input[name=debit]').inputValue()).toBe(grouped('1286290.01'));
     await expect(page.textContent('#entry-total')).resolves.toContain('not balanced');
     await shot(page, '20-journal-rate-corrected');
     await row(1).locator('input[name=credit]').fill('1286290.01');
@@ -275,10 +300,11 @@ describe('web pages in a real browser', () => {
     ]);
 
     // The listing and the entry show the foreign line's amount and rate.
-    await page.locator('td.foreign', { hasText: 'USD 100.10 at 12 850.05' }).waitFor();
+    await page.locator('td.foreign', { hasText: `USD 100.10 at ${grouped('12850.05')}` }).waitFor();
+    expect(await page.locator('td.foreign').first().textContent()).toBe(`USD 100.10 at ${grouped('12850.05')}`);
     await page.click('button:text-is("Open")');
     await page.waitForSelector('td:text-is("USD 100.10")');
-    expect(await page.locator('td.rate').first().textContent()).toBe('12 850.05 (CBU 2011-03-01)');
+    expect(await page.locator('td.rate').first().textContent()).toBe(`${grouped('12850.05')} (CBU 2011-03-01)`);
     await shot(page, '21-journal-foreign-entry');
 
     // A rate gone when the entry is posted: the 409 in plain words, and the line then says it has no rate.
@@ -286,11 +312,11 @@ describe('web pages in a real browser', () => {
     await page.waitForSelector('form#post-entry');
     await page.fill('input[name=entryDate]', '2011-03-02');
     await page.fill('input[name=description]', 'Sale paid in euros');
-    await row(0).locator('input[name=accountCode]').fill('5210');
+    await pickAccount(page, 0, '5210');
     await row(0).locator('select[name=currency]').selectOption('EUR');
     await row(0).locator('input[name=currencyAmount]').fill('10');
-    await row(0).locator('td.rate', { hasText: '1 EUR = 14 000 UZS, CBU 2011-03-01' }).waitFor();
-    await row(1).locator('input[name=accountCode]').fill('9010');
+    await row(0).locator('td.rate', { hasText: `1 EUR = ${grouped('14000')} UZS, CBU 2011-03-01` }).waitFor();
+    await pickAccount(page, 1, '9010');
     await row(1).locator('input[name=credit]').fill('140000.00');
     await stack.admin.query("DELETE FROM exchange_rates WHERE source = 'CBU' AND currency_code = 'EUR' AND effective_date = '2011-03-01'");
     await page.click('form#post-entry button[type=submit]');
@@ -302,8 +328,8 @@ describe('web pages in a real browser', () => {
     await page.click('text=Trial balance');
     await page.fill('input[name=asOf]', '2011-03-31');
     await page.click('form.inline button');
-    await page.waitForSelector('#total-debit:text-is("1286290.01")');
-    expect(await page.textContent('tr[data-code="5210"] .currency-balance[data-currency=USD]')).toBe('USD 100.10 · carried at 1286290.01 UZS');
+    await page.waitForSelector(`#total-debit:text-is("${grouped('1286290.01')}")`);
+    expect(await page.textContent('tr[data-code="5210"] .currency-balance[data-currency=USD]')).toBe(`USD 100.10 · carried at ${grouped('1286290.01')} UZS`);
     expect(await page.locator('tr[data-code="9010"] .currency-balance').count()).toBe(0);
     await page.selectOption('select[name=currency]', 'USD');
     await page.click('form.inline button');
@@ -387,8 +413,8 @@ describe('web pages in a real browser', () => {
     const amountKeys = ['openingDebit', 'openingCredit', 'turnoverDebit', 'turnoverCredit', 'closingDebit', 'closingCredit'] as const;
     type Sums = Record<(typeof amountKeys)[number], string>;
     const show = async () => {
-      await page.click('form#turnover-form button[type=submit]');
-      await page.waitForResponse((res) => res.url().includes('/reports/turnover-sheet'));
+      // Listening before the click: a fast answer can come before a listener set up after it.
+      await Promise.all([page.waitForResponse((res) => res.url().includes('/reports/turnover-sheet')), page.click('form#turnover-form button[type=submit]')]);
       await page.waitForSelector('table.turnover');
     };
     await page.fill('input[name=from]', '2011-05-01');
@@ -397,8 +423,8 @@ describe('web pages in a real browser', () => {
     await page.waitForSelector('tr[data-code="5210"]');
     const sheet = (await ledger.turnoverSheet('2011-05-01', '2011-05-31').expect(200)).body as { rows: Array<Sums & { accountCode: string; name: string }>; totals: Sums };
     expect(sheet.rows.map((r) => r.accountCode)).toEqual(['5110', '5210', '8330', '9010', '9410']);
-    expect(await cellsOf('table.turnover tbody tr')).toEqual(sheet.rows.map((r) => [r.accountCode, r.name, ...amountKeys.map((k) => r[k])]));
-    expect(await cellsOf('table.turnover tfoot tr')).toEqual([['Total', ...amountKeys.map((k) => sheet.totals[k])]]);
+    expect(await cellsOf('table.turnover tbody tr')).toEqual(sheet.rows.map((r) => [r.accountCode, r.name, ...amountKeys.map((k) => grouped(r[k]))]));
+    expect(await cellsOf('table.turnover tfoot tr')).toEqual([['Total', ...amountKeys.map((k) => grouped(sheet.totals[k]))]]);
     expect(sheet.rows[0]).toMatchObject({ openingDebit: '1000.00', closingDebit: '4001.50' }); // the sheet checked is not empty
     await shot(page, '23-turnover-sheet');
 
@@ -409,7 +435,7 @@ describe('web pages in a real browser', () => {
     const usd = (await ledger.turnoverSheet('2011-05-01', '2011-05-31', { currency: 'USD' }).expect(200)).body as { rows: Array<Sums & { accountCode: string; name: string; foreign: Record<string, string> }> };
     expect(usd.rows.map((r) => r.accountCode)).toEqual(['5210']);
     expect(await cellsOf('table.turnover tbody tr')).toEqual([
-      ['5210', usd.rows[0]!.name, ...amountKeys.map((k) => usd.rows[0]![k]), ...['opening', 'turnoverDebit', 'turnoverCredit', 'closing'].map((k) => usd.rows[0]!.foreign[k])],
+      ['5210', usd.rows[0]!.name, ...amountKeys.map((k) => grouped(usd.rows[0]![k])), ...['opening', 'turnoverDebit', 'turnoverCredit', 'closing'].map((k) => grouped(usd.rows[0]!.foreign[k]!))],
     ]);
     expect(usd.rows[0]!.foreign).toEqual({ opening: '0.00', turnoverDebit: '100.00', turnoverCredit: '0.00', closing: '100.00' });
     await shot(page, '24-turnover-sheet-usd');
@@ -422,7 +448,7 @@ describe('web pages in a real browser', () => {
 
     // An account of the sheet opens its statement for the sheet's range, and the way back returns to the sheet.
     await page.click('tr[data-code="9410"] button.statement-link');
-    await page.waitForSelector('#closing-balance:text-is("2400.75")');
+    await page.waitForSelector(`#closing-balance:text-is("${grouped('2400.75')}")`);
     expect(await page.textContent('#statement-scope')).toBe('2011-05-01 to 2011-05-31');
     expect(await page.textContent('#opening-balance')).toBe('0.00');
     await page.click('button:text-is("← Back to the turnover sheet")');
@@ -433,7 +459,7 @@ describe('web pages in a real browser', () => {
     await page.click('nav.tabs a[href="#trial-balance"]');
     await page.fill('input[name=asOf]', '2011-05-31');
     await page.click('form.inline button');
-    await page.waitForSelector('#total-debit:text-is("1208803.00")');
+    await page.waitForSelector(`#total-debit:text-is("${grouped('1208803.00')}")`);
     await page.focus('tr[data-code="5110"] button.statement-link');
     await page.keyboard.press('Enter');
     await page.waitForSelector('#statement table');
@@ -443,10 +469,10 @@ describe('web pages in a real browser', () => {
     await page.selectOption('select[name=size]', '10');
     await page.waitForSelector('#statement-page:text-is("Page 1 of 2 · 12 lines")');
     const whole = (await ledger.accountStatement({ accountCode: '5110', from: '2011-05-01', to: '2011-05-31', size: 100 }).expect(200)).body;
-    expect(await page.textContent('#opening-balance')).toBe(whole.openingBalance);
-    expect(await page.textContent('#turnover-debit')).toBe(whole.turnoverDebit);
-    expect(await page.textContent('#turnover-credit')).toBe(whole.turnoverCredit);
-    expect(await page.textContent('#closing-balance')).toBe(whole.closingBalance);
+    expect(await page.textContent('#opening-balance')).toBe(grouped(whole.openingBalance));
+    expect(await page.textContent('#turnover-debit')).toBe(grouped(whole.turnoverDebit));
+    expect(await page.textContent('#turnover-credit')).toBe(grouped(whole.turnoverCredit));
+    expect(await page.textContent('#closing-balance')).toBe(grouped(whole.closingBalance));
     expect(whole).toMatchObject({ openingBalance: '1000.00', closingBalance: '4001.50' });
 
     // Each page's lines: the running balance is the balance brought forward plus each line, and the next page
@@ -464,10 +490,10 @@ describe('web pages in a real browser', () => {
     const checkPage = async (expectedLines: number) => {
       const lines = await shownLines();
       expect(lines).toHaveLength(expectedLines);
-      expect(await page.textContent('#page-opening-balance')).toBe(formatMinorUnits(running));
+      expect(await page.textContent('#page-opening-balance')).toBe(grouped(formatMinorUnits(running)));
       for (const line of lines) {
-        running += numericToMinorUnits(line.debit) - numericToMinorUnits(line.credit);
-        expect(line.balance).toBe(formatMinorUnits(running));
+        running += numericToMinorUnits(plain(line.debit)) - numericToMinorUnits(plain(line.credit));
+        expect(line.balance).toBe(grouped(formatMinorUnits(running)));
       }
       seen.push(...lines);
     };
@@ -483,14 +509,14 @@ describe('web pages in a real browser', () => {
     // The pages are the API's lines, in journal order, with their counter-accounts.
     expect(seen).toEqual(
       (whole.items as Array<{ entryNumber: number; entryDate: string; counterAccounts: string[]; debit: string; credit: string; balance: string }>).map((l) => ({
-        entry: String(l.entryNumber), date: l.entryDate, counter: l.counterAccounts.join(', '), debit: l.debit, credit: l.credit, balance: l.balance,
+        entry: String(l.entryNumber), date: l.entryDate, counter: l.counterAccounts.join(', '), debit: grouped(l.debit), credit: grouped(l.credit), balance: grouped(l.balance),
       })),
     );
     expect(seen[3]).toMatchObject({ counter: '9410', credit: '400.25' });
     // Back to the first page: the same balances again.
     await page.click('#statement-previous');
     await page.waitForSelector('#statement-page:text-is("Page 1 of 2 · 12 lines")');
-    expect(await page.textContent('#page-opening-balance')).toBe('1000.00');
+    expect(await page.textContent('#page-opening-balance')).toBe(grouped('1000.00'));
     expect((await shownLines()).map((l) => l.balance)).toEqual(seen.slice(0, 10).map((l) => l.balance));
 
     // A line's entry number opens the entry; its way back returns to the statement.
@@ -500,7 +526,7 @@ describe('web pages in a real browser', () => {
     await page.waitForSelector('#statement-page:text-is("Page 1 of 2 · 12 lines")');
     // And the way back from the statement returns to the trial balance as it was left.
     await page.click('button:text-is("← Back to the trial balance")');
-    await page.waitForSelector('#total-debit:text-is("1208803.00")');
+    await page.waitForSelector(`#total-debit:text-is("${grouped('1208803.00')}")`);
     expect(await page.inputValue('input[name=asOf]')).toBe('2011-05-31');
     expect(await page.evaluate('document.activeElement?.textContent')).toBe('5110');
     expect(problemsOf(page)).toEqual([]);
@@ -529,14 +555,14 @@ describe('web pages in a real browser', () => {
     const apiRow = (code: string) => form1.rows.find((r) => r.code === code)!;
     expect(apiRow('400').amount).toBe('1450.25'); // 5110 1150.25 and 2910 300.00: the form checked is not empty
     const cell = (code: string, column: 'amount' | 'prior') => page.textContent(`#form-1 tr[data-code="${code}"] td.${column}`);
-    await page.waitForSelector(`#form-1 tr[data-code="400"] td.amount:text-is("${apiRow('400').amount}")`);
+    await page.waitForSelector(`#form-1 tr[data-code="400"] td.amount:text-is("${grouped(apiRow('400').amount!)}")`);
     expect(await cell('400', 'amount')).toBe(await cell('780', 'amount'));
-    expect(await cell('780', 'amount')).toBe(apiRow('780').amount);
-    expect(await cell('400', 'prior')).toBe(apiRow('400').priorAmount);
+    expect(await cell('780', 'amount')).toBe(grouped(apiRow('780').amount!));
+    expect(await cell('400', 'prior')).toBe(grouped(apiRow('400').priorAmount!));
     // Every row as the API has it, totals in bold, headings without amounts.
     const shown = await page.locator('#form-1 tbody tr:not(.drill)').evaluateAll((rows) =>
       rows.map((r) => ({ code: r.getAttribute('data-code'), total: r.classList.contains('total'), amount: r.querySelector('td.amount')!.textContent, prior: r.querySelector('td.prior')!.textContent })));
-    expect(shown).toEqual(form1.rows.map((r) => ({ code: r.code, total: r.total, amount: r.amount ?? '', prior: r.priorAmount ?? '' })));
+    expect(shown).toEqual(form1.rows.map((r) => ({ code: r.code, total: r.total, amount: r.amount === null ? '' : grouped(r.amount), prior: r.priorAmount === null ? '' : grouped(r.priorAmount) })));
     expect(await page.evaluate('getComputedStyle(document.querySelector(\'#form-1 tr.total[data-code="400"] td\')).fontWeight')).toBe('600');
 
     // A row read from accounts opens its accounts: here the row holding 5110.
@@ -545,12 +571,12 @@ describe('web pages in a real browser', () => {
     await page.click(`#form-1 tr[data-code="${cashRow.code}"] button.drill-toggle`);
     await page.waitForSelector(`#form-1 tr.drill[data-parent="${cashRow.code}"][data-account="5110"]`, { state: 'visible' });
     const drill = await page.locator(`#form-1 tr.drill[data-parent="${cashRow.code}"]`).evaluateAll((rows) => rows.map((r) => [...r.querySelectorAll('td')].slice(1).map((td) => td.textContent)));
-    expect(drill).toEqual(cashRow.accounts.map((a) => [a.accountCode, a.amount, a.priorAmount]));
+    expect(drill).toEqual(cashRow.accounts.map((a) => [a.accountCode, grouped(a.amount), grouped(a.priorAmount)]));
     expect(cashRow.accounts.find((a) => a.accountCode === '5110')!.amount).toBe('1150.25');
     await shot(page, '27-balance-sheet');
     // An account of the drill-down opens its statement from the first of the year to the date, and back.
     await page.click(`#form-1 tr.drill[data-account="5110"] button.statement-link`);
-    await page.waitForSelector('#closing-balance:text-is("1150.25")');
+    await page.waitForSelector(`#closing-balance:text-is("${grouped('1150.25')}")`);
     expect(await page.textContent('#statement-scope')).toBe('2012-01-01 to 2012-05-31');
     await page.click('button:text-is("← Back to the balance sheet")');
     await page.waitForSelector(`#form-1 tr.drill[data-account="5110"]`, { state: 'visible' });
@@ -583,6 +609,194 @@ describe('web pages in a real browser', () => {
     expect(text).toContain('Sale, "cash", paid');
     expect(text).toContain('2012-05-03');
     await shot(page, '28-journal-downloads');
+    expect(problemsOf(page)).toEqual([]);
+  });
+
+  test('counterparties: added through the form (hints, the API\'s problems at their fields, a stale edit reloaded), found by search, archived and restored; an entry posted with the pickers shows its grouped amount', async () => {
+    const user = await registerWorkspace(stack);
+    const page = await newPage();
+    const sent: Array<{ lines: unknown[] }> = [];
+    page.on('request', (req) => {
+      if (req.method() === 'POST' && req.url().endsWith('/entries')) sent.push(req.postDataJSON() as { lines: unknown[] });
+    });
+    await logIn(page, user);
+    await page.waitForSelector('#roles');
+    await page.click('nav.tabs a[href="#counterparties"]');
+    await page.waitForSelector('#counterparty-list p:text-is("No counterparties yet.")');
+
+    // A new counterparty: a TIN one digit short is pointed out at its field once it is left, and the hint goes when mended.
+    await page.click('#new-counterparty');
+    await page.waitForSelector('form#counterparty-form');
+    expect(await page.evaluate('document.activeElement?.getAttribute("name")')).toBe('name');
+    await page.fill('form#counterparty-form input[name=name]', 'Chorsu Trade LLC');
+    await page.fill('form#counterparty-form input[name=tin]', '30123456');
+    await page.press('form#counterparty-form input[name=tin]', 'Tab');
+    await page.waitForSelector('#counterparty-tin-error:not([hidden])');
+    expect(await page.textContent('#counterparty-tin-error')).toBe('A TIN is 9 digits; 8 typed.');
+    expect(await page.getAttribute('form#counterparty-form input[name=tin]', 'aria-invalid')).toBe('true');
+    expect(await page.getAttribute('form#counterparty-form input[name=tin]', 'aria-describedby')).toContain('counterparty-tin-error');
+    await page.fill('form#counterparty-form input[name=tin]', '301234567');
+    await page.waitForSelector('#counterparty-tin-error', { state: 'hidden' });
+    await page.fill('form#counterparty-form input[name=vatRegistrationCode]', '326010012345');
+    await page.fill('form#counterparty-form textarea[name=address]', 'Tashkent, Chorsu bazaar 1');
+    await page.fill('form#counterparty-form input[name=paymentTermsDays]', '30');
+    // Two bank accounts added, the first removed: the one left is sent.
+    await page.click('#add-bank-account');
+    await page.fill('.bank-account >> nth=0 >> input[name=bankCode]', '00444');
+    await page.click('#add-bank-account');
+    expect(await page.evaluate('document.activeElement?.getAttribute("name")')).toBe('bankCode');
+    await page.fill('.bank-account >> nth=1 >> input[name=bankCode]', '00014');
+    await page.fill('.bank-account >> nth=1 >> input[name=accountNumber]', '20208000900100001010');
+    await page.click('button[aria-label="Remove bank account 1"]');
+    expect(await page.locator('.bank-account').count()).toBe(1);
+    expect(await page.getAttribute('.bank-account button.remove', 'aria-label')).toBe('Remove bank account 1');
+    await shot(page, '29-counterparty-form');
+    await page.click('form#counterparty-form button[type=submit]');
+    await page.locator('#alert.info', { hasText: 'Added Chorsu Trade LLC.' }).waitFor();
+    await page.waitForSelector('#counterparty-list tr[data-id]');
+    const [chorsu] = (await api(stack).get(`/api/v1/counterparties/${user.me.company.id}`).set(...bearer(user.accessToken)).expect(200)).body.items;
+    expect(chorsu).toMatchObject({
+      name: 'Chorsu Trade LLC', tin: '301234567', pinfl: null, vatRegistrationCode: '326010012345', address: 'Tashkent, Chorsu bazaar 1', paymentTermsDays: 30,
+      bankAccounts: [{ bankCode: '00014', accountNumber: '20208000900100001010' }], archived: false, version: 1,
+    });
+
+    // Two more from the API; the search is typed, not submitted, and a TIN's start finds its counterparty.
+    const other = async (body: Record<string, unknown>) =>
+      (await api(stack).post(`/api/v1/counterparties/${user.me.company.id}`).set(...bearer(user.accessToken)).send(body).expect(201)).body as { id: string; name: string };
+    const samarkand = await other({ name: 'Samarkand Supplies', tin: '302222222' });
+    await other({ name: 'Karimov Anvar', pinfl: '41234567890123' });
+    const names = () => page.locator('#counterparty-list tr[data-id] td.name > div:first-child').allTextContents();
+    const namesBecome = async (expected: string[]) => expect(await until(names, (shown) => shown.join('|') === expected.join('|'))).toEqual(expected);
+    await page.fill('#counterparty-search input[name=q]', 'samark');
+    await namesBecome(['Samarkand Supplies']);
+    await page.fill('#counterparty-search input[name=q]', '3012');
+    await namesBecome(['Chorsu Trade LLC']);
+    expect(await page.textContent('#counterparty-list td.identification')).toBe('TIN 301234567');
+    await page.fill('#counterparty-search input[name=q]', '');
+    await namesBecome(['Chorsu Trade LLC', 'Karimov Anvar', 'Samarkand Supplies']);
+    expect(await page.textContent('#counterparties-page')).toBe('Page 1 of 1 · 3 counterparties');
+    await shot(page, '30-counterparties');
+
+    // The API's refusal at its field: a TIN another counterparty has.
+    await page.click('#new-counterparty');
+    await page.fill('form#counterparty-form input[name=name]', 'Samarkand Supplies again');
+    await page.fill('form#counterparty-form input[name=tin]', '302222222');
+    await page.click('form#counterparty-form button[type=submit]');
+    await page.waitForSelector('#counterparty-tin-error:not([hidden])');
+    expect(await page.textContent('#counterparty-tin-error')).toContain('302222222');
+    expect(await page.evaluate('document.activeElement?.getAttribute("name")')).toBe('tin');
+    expect(await page.textContent('#alert')).toMatch(/\S/);
+    await shot(page, '31-counterparty-tin-taken');
+    await page.click('button:text-is("← All counterparties")');
+    await page.waitForSelector('#counterparty-list tr[data-id]');
+
+    // An edit saved by someone else meanwhile: the form says so and reads the counterparty again.
+    await page.click(`#counterparty-list tr[data-id="${chorsu.id}"] button[data-action=edit]`);
+    await page.waitForSelector('form#counterparty-form');
+    expect(await page.inputValue('form#counterparty-form input[name=accountNumber]')).toBe('20208000900100001010');
+    await api(stack).put(`/api/v1/counterparties/${user.me.company.id}/${chorsu.id}`).set(...bearer(user.accessToken))
+      .send({ ...chorsu, id: undefined, version: undefined, paymentTermsDays: 45, expectedVersion: 1 }).expect(200);
+    await page.fill('form#counterparty-form textarea[name=address]', 'Tashkent, Chorsu bazaar 2');
+    await page.click('form#counterparty-form button[type=submit]');
+    await page.waitForSelector('#counterparty-form-notice .stale');
+    expect(await page.textContent('#counterparty-form-notice')).toContain('saved by someone else after you opened it');
+    await shot(page, '32-counterparty-stale');
+    await page.click('#counterparty-form-notice button:text-is("Reload the counterparty")');
+    expect(await until(() => page.inputValue('form#counterparty-form input[name=paymentTermsDays]'), (days) => days === '45')).toBe('45');
+    expect(await page.inputValue('form#counterparty-form textarea[name=address]')).toBe('Tashkent, Chorsu bazaar 1');
+    await page.fill('form#counterparty-form textarea[name=address]', 'Tashkent, Chorsu bazaar 2');
+    await page.click('form#counterparty-form button[type=submit]');
+    await page.locator('#alert.info', { hasText: 'Saved Chorsu Trade LLC.' }).waitFor();
+    await page.waitForSelector('#counterparty-list tr[data-id] .muted:text-is("Tashkent, Chorsu bazaar 2")');
+
+    // Archived, it leaves the active list and shows among the archived, whence it is restored.
+    await page.click(`#counterparty-list tr[data-id="${samarkand.id}"] button[data-action=archive]`);
+    await page.locator('#alert.info', { hasText: 'Samarkand Supplies is archived' }).waitFor();
+    await namesBecome(['Chorsu Trade LLC', 'Karimov Anvar']);
+    await page.selectOption('#counterparty-search select[name=archived]', 'true');
+    await page.waitForSelector(`#counterparty-list tr.archived[data-id="${samarkand.id}"]`);
+    expect(await names()).toEqual(['Samarkand Suppliesarchived']);
+    await page.click(`#counterparty-list tr[data-id="${samarkand.id}"] button[data-action=restore]`);
+    await page.waitForSelector('#counterparty-list p:text-is("No archived counterparties yet.")');
+    await page.selectOption('#counterparty-search select[name=archived]', 'false');
+
+    // The journal: the account and the counterparty of a line chosen with the keyboard in their pickers.
+    await page.click('nav.tabs a[href="#journal"]');
+    await page.waitForSelector('form#post-entry');
+    await page.fill('input[name=entryDate]', '2013-04-10');
+    await page.fill('input[name=description]', 'Goods sold on credit');
+    const row = (i: number) => page.locator('form#post-entry tbody tr').nth(i);
+    const account = row(0).locator('input[data-picker=accountCode]');
+    expect(await account.getAttribute('role')).toBe('combobox');
+    expect(await account.getAttribute('aria-label')).toBe('Account of line 1');
+    await account.fill('receivables from buyers');
+    const accountList = page.locator(`#${await account.getAttribute('aria-controls')}`);
+    await accountList.locator('[role=option]').first().waitFor();
+    expect(await account.getAttribute('aria-expanded')).toBe('true');
+    // Only accounts that take lines: the header 4000 of the same name is not offered.
+    const offered = await accountList.locator('[role=option]').evaluateAll((options) => options.map((o) => o.getAttribute('data-value')));
+    expect(offered).toContain('4010');
+    expect(offered).not.toContain('4000');
+    const headers = (await api(stack).get(`/api/v1/accounting-settings/${user.me.company.id}/accounts?header=true&size=100`).set(...bearer(user.accessToken)).expect(200)).body.items as Array<{ code: string }>;
+    expect(headers.map((a) => a.code)).toContain('4000');
+    // ↓ moves through the options, ↑ back: one past 4010 and back again.
+    for (let i = 0; i <= offered.indexOf('4010') + 1; i++) await account.press('ArrowDown');
+    await account.press('ArrowUp');
+    const active = await account.getAttribute('aria-activedescendant');
+    expect(await page.getAttribute(`#${active}`, 'aria-selected')).toBe('true');
+    expect(await page.getAttribute(`#${active}`, 'data-value')).toBe('4010');
+    expect(await accountList.locator('[role=option][aria-selected=true]').count()).toBe(1);
+    await shot(page, '33-journal-account-picker');
+    await account.press('Enter');
+    expect(await account.inputValue()).toBe('4010 Receivables from buyers and customers');
+    expect(await account.getAttribute('aria-expanded')).toBe('false');
+    expect(await row(0).locator('input[name=accountCode]').inputValue()).toBe('4010');
+
+    const counterparty = row(0).locator('input[data-picker=counterpartyId]');
+    expect(await counterparty.getAttribute('aria-label')).toBe('Counterparty of line 1 (optional)');
+    await counterparty.fill('3012');
+    const counterpartyList = page.locator(`#${await counterparty.getAttribute('aria-controls')}`);
+    await counterpartyList.locator('[role=option]:has-text("Chorsu Trade LLC")').waitFor();
+    expect(await counterpartyList.locator('[role=option]').allTextContents()).toEqual(['Chorsu Trade LLC · TIN 301234567']);
+    await counterparty.press('Escape');
+    expect(await counterparty.getAttribute('aria-expanded')).toBe('false');
+    await counterparty.press('ArrowDown');
+    await counterparty.press('Enter');
+    expect(await counterparty.inputValue()).toBe('Chorsu Trade LLC');
+    expect(await row(0).locator('input[name=counterpartyId]').inputValue()).toBe(chorsu.id);
+    await row(0).locator('input[name=debit]').fill('1250000');
+    await row(0).locator('input[name=debit]').press('Tab');
+    expect(await row(0).locator('input[name=debit]').inputValue()).toBe(grouped('1250000'));
+
+    await pickAccount(page, 1, '9010');
+    await row(1).locator('input[name=credit]').fill(grouped('1250000.00')); // pasted as the console shows it
+    await expect(page.textContent('#entry-total')).resolves.toBe(`Debit ${grouped('1250000.00')} · Credit ${grouped('1250000.00')} · balanced`);
+    await shot(page, '34-journal-pickers');
+    await page.click('form#post-entry button[type=submit]');
+    await page.locator('#alert.info', { hasText: 'Posted entry 1.' }).waitFor();
+    expect(sent.map((body) => body.lines)).toEqual([[
+      { accountCode: '4010', counterpartyId: chorsu.id, debit: '1250000', credit: '0' },
+      { accountCode: '9010', debit: '0', credit: '1250000.00' },
+    ]]);
+
+    // The listing and the entry show the amount grouped, and the entry names the line's counterparty.
+    const listed = page.locator('#section-journal tr', { hasText: 'Goods sold on credit' });
+    await listed.waitFor();
+    expect(await listed.locator('td.num').textContent()).toBe(`1${'\u202F'}250${'\u202F'}000.00`);
+    await listed.locator('button:text-is("Open")').click();
+    await page.waitForSelector('h1:text-is("Entry 1: Goods sold on credit")');
+    expect(await page.locator('tr[data-line="1"] td').allTextContents()).toEqual(['1', '4010', 'Chorsu Trade LLC · TIN 301234567', grouped('1250000.00'), '0.00', '', '', '']);
+    expect(await page.locator('tr[data-line="2"] td.counterparty').textContent()).toBe('');
+    await shot(page, '35-journal-entry-counterparty');
+
+    // Copied from the page, an amount is the API's decimal again.
+    const copied = await page.evaluate(`(() => {
+      getSelection().selectAllChildren(document.querySelector('tr[data-line="1"] td.num'));
+      const data = new DataTransfer();
+      document.dispatchEvent(new ClipboardEvent('copy', { clipboardData: data, bubbles: true, cancelable: true }));
+      return data.getData('text/plain');
+    })()`);
+    expect(copied).toBe('1250000.00');
     expect(problemsOf(page)).toEqual([]);
   });
 

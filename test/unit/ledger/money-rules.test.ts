@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { convertToUzs, currencyDecimals, decimalsOf } from '../../../core/ledger/currency';
 import { AMOUNT_PATTERN, formatMinorUnits, toMinorUnits } from '../../../core/ledger/money';
-import { AMOUNTS, CONVERSIONS, CURRENCY_DECIMALS, FOREIGN_AMOUNTS, GROUPED, NOT_AMOUNTS, RATE_NUMBERS, SIGNED_SUMS } from './money-vectors';
+import { AMOUNTS, CONVERSIONS, COPIED, CURRENCY_DECIMALS, FOREIGN_AMOUNTS, GROUPED, NOT_AMOUNTS, RATE_NUMBERS, SIGNED_SUMS, TYPED_AMOUNTS } from './money-vectors';
 
 // The console's modules are browser JS, checked against their JSDoc by api/web/static/tsconfig.json; the root
 // project reads no JS, so their signatures are stated here as that JSDoc gives them.
@@ -14,6 +14,10 @@ interface ConsoleMoney {
   convertToMinor(amount: string, rate: string): bigint | null;
   decimalOfNumber(value: unknown): string | null;
   groupDigits(text: string): string;
+  GROUP_SEPARATOR: string;
+  formatAmount(value: string | null | undefined): string;
+  plainAmount(text: string): string;
+  ungroupText(text: string): string;
 }
 interface ConsoleCurrency {
   currencyDecimals(code: string): number;
@@ -63,6 +67,40 @@ describe('rates and their display in the console', () => {
 
   test.each(GROUPED)('$text is shown $grouped', ({ text, grouped }) => {
     expect(consoleMoney.groupDigits(text)).toBe(grouped);
+    expect(consoleMoney.formatAmount(text)).toBe(grouped);
+  });
+});
+
+describe('amounts as the console shows them: grouped in threes by U+202F, and read back as typed or copied', () => {
+  test('one separator, a narrow no-break space', () => {
+    expect(consoleMoney.GROUP_SEPARATOR).toBe('\u202F');
+    expect(/\s/.test(consoleMoney.GROUP_SEPARATOR)).toBe(true); // white space, so no line breaks at it either…
+    expect(consoleMoney.GROUP_SEPARATOR).not.toBe(' '); // …and never a typed space
+  });
+
+  test('no amount is shown empty', () => {
+    expect([consoleMoney.formatAmount(null), consoleMoney.formatAmount(undefined)]).toEqual(['', '']);
+  });
+
+  test.each(AMOUNTS)('$formatted is shown with the same digits, and taken back as it was', ({ formatted }) => {
+    const shown = consoleMoney.formatAmount(formatted);
+    expect(shown.replaceAll('\u202F', '')).toBe(formatted);
+    expect(consoleMoney.plainAmount(shown)).toBe(formatted);
+    expect(consoleMoney.ungroupText(shown)).toBe(formatted);
+  });
+
+  test.each(SIGNED_SUMS)('$formatted keeps its sign in front of the groups', ({ formatted }) => {
+    const shown = consoleMoney.formatAmount(formatted);
+    expect(shown.startsWith('-')).toBe(true);
+    expect(consoleMoney.ungroupText(shown)).toBe(formatted);
+  });
+
+  test.each(TYPED_AMOUNTS)('$typed is read as $plain', ({ typed, plain }) => {
+    expect(consoleMoney.plainAmount(typed)).toBe(plain);
+  });
+
+  test.each(COPIED)('$shown is copied as $copied', ({ shown, copied }) => {
+    expect(consoleMoney.ungroupText(shown)).toBe(copied);
   });
 });
 

@@ -72,14 +72,61 @@ export const RATE_NUMBERS: readonly { value: unknown; text: string | null }[] = 
   { value: '12850.05', text: null },
 ];
 
-/** A decimal with its whole part in groups of three, as the console shows rates and amounts. */
+/**
+ * The console's digit group separator, U+202F NARROW NO-BREAK SPACE: `thin('1 250.00')` writes the cases below
+ * with a plain space where the console shows it, so that no invisible character sits in this file.
+ */
+export const thin = (text: string): string => text.replaceAll(' ', '\u202F');
+
+/**
+ * A decimal with its whole part in groups of three, as the console shows rates and amounts; a sign kept in front,
+ * digits past what a float holds kept exactly, and what is not a plain decimal left as it is.
+ */
 export const GROUPED: readonly { text: string; grouped: string }[] = [
+  { text: '0.00', grouped: '0.00' },
   { text: '100', grouped: '100' },
-  { text: '1000000', grouped: '1 000 000' },
-  { text: '12850.12', grouped: '12 850.12' },
-  { text: '1234.5678', grouped: '1 234.5678' },
+  { text: '999.99', grouped: '999.99' },
+  { text: '1000', grouped: thin('1 000') },
+  { text: '1000000', grouped: thin('1 000 000') },
+  { text: '1250000.00', grouped: thin('1 250 000.00') },
+  { text: '12850.12', grouped: thin('12 850.12') },
+  { text: '1234.5678', grouped: thin('1 234.5678') },
   { text: '0.000123456789', grouped: '0.000123456789' },
-  { text: '9999999999999999.99', grouped: '9 999 999 999 999 999.99' },
+  { text: '9999999999999999.99', grouped: thin('9 999 999 999 999 999.99') }, // Number() would say 10000000000000000
+  { text: '12345678901234567890.123', grouped: thin('12 345 678 901 234 567 890.123') },
+  { text: '-5.00', grouped: '-5.00' },
+  { text: '-125.50', grouped: '-125.50' },
+  { text: '-1250.50', grouped: thin('-1 250.50') },
+  { text: '-100000', grouped: thin('-100 000') },
+  { text: '', grouped: '' },
+  { text: 'n/a', grouped: 'n/a' },
+  { text: '1e21', grouped: '1e21' },
+  { text: '1.', grouped: '1.' },
+  { text: '12 850', grouped: '12 850' }, // grouped already (by a plain space): not a decimal, left alone
+];
+
+/** A typed or pasted amount and what the posting form reads it as: grouped in threes, the separators go. */
+export const TYPED_AMOUNTS: readonly { typed: string; plain: string }[] = [
+  { typed: '1250.50', plain: '1250.50' },
+  { typed: '1 250.50', plain: '1250.50' },
+  { typed: thin('1 250 000.00'), plain: '1250000.00' },
+  { typed: '1\u00A0250\u00A0000', plain: '1250000' },
+  { typed: '12 850.', plain: '12850.' }, // then refused as an amount, as "12850." is
+  { typed: '1 25', plain: '1 25' }, // not groups of three: left for the form to refuse
+  { typed: '12 50.00', plain: '12 50.00' },
+  { typed: '1234 567', plain: '1234 567' },
+  { typed: '1,250.00', plain: '1,250.00' },
+  { typed: ' 1 250', plain: ' 1 250' },
+];
+
+/** Text copied from the console: the group separators between digits go, so a pasted amount is the API's decimal. */
+export const COPIED: readonly { shown: string; copied: string }[] = [
+  { shown: `Debit ${thin('1 250 000.00')} · Credit ${thin('1 250 000.00')} · balanced`, copied: 'Debit 1250000.00 · Credit 1250000.00 · balanced' },
+  { shown: `1 USD = ${thin('12 850.12')} UZS, CBU 2011-03-01`, copied: '1 USD = 12850.12 UZS, CBU 2011-03-01' },
+  { shown: `5110\t${thin('1 000.00')}\t${thin('-2 500.75')}`, copied: '5110\t1000.00\t-2500.75' },
+  { shown: 'no amounts here', copied: 'no amounts here' },
+  { shown: thin('a 12 b'), copied: thin('a 12 b') }, // not between digit groups
+  { shown: thin('No. 12 34'), copied: thin('No. 12 34') }, // digits, but not a group of three after the separator
 ];
 
 /** The decimals of a currency's amounts: its ISO 4217 minor unit, at most three; 2 for a code ISO lacks. */

@@ -78,12 +78,59 @@ export function decimalOfNumber(value) {
 }
 
 /**
- * A decimal string with its whole part in groups of three: "12850.12" → "12 850.12".
+ * The one digit group separator the console shows amounts and rates with: U+202F NARROW NO-BREAK SPACE, the SI
+ * thin space. It never breaks a number across lines, cannot be taken for the decimal point (always ".") or for
+ * a typed space, and `ungroupText` takes it out again wherever the console's text is copied.
+ */
+export const GROUP_SEPARATOR = '\u202F';
+
+/**
+ * A decimal string with its whole part in groups of three, worked on the text (never through a float, which
+ * would lose digits past 2^53): "1250000.5" → "1 250 000.5", "-1250.50" → "-1 250.50" (U+202F between groups).
+ * Anything that is not a plain decimal ("", "n/a", "1e3") is answered unchanged.
  * @param {string} text
  * @returns {string}
  */
 export function groupDigits(text) {
-  const [whole, fraction] = text.split('.');
-  const grouped = whole.replace(/\B(?=([0-9]{3})+$)/g, ' ');
-  return fraction === undefined ? grouped : `${grouped}.${fraction}`;
+  const parts = /^(-?)([0-9]+)(\.[0-9]+)?$/.exec(text);
+  if (!parts) return text;
+  const [, sign, whole, fraction = ''] = parts;
+  const groups = [];
+  for (let end = whole.length; end > 0; end -= 3) groups.unshift(whole.slice(Math.max(0, end - 3), end));
+  return `${sign}${groups.join(GROUP_SEPARATOR)}${fraction}`;
+}
+
+/**
+ * An amount of the API (a decimal string, or null where there is none) as the console shows it: grouped, and
+ * empty for null. The API's text is kept digit for digit: "1250000.00" → "1 250 000.00".
+ * @param {string | null | undefined} value
+ * @returns {string}
+ */
+export function formatAmount(value) {
+  return value === null || value === undefined ? '' : groupDigits(value);
+}
+
+/** Digits grouped in threes by a space, a no-break space or a narrow no-break space, with an optional fraction. */
+const GROUPED_INPUT = /^(-?)([0-9]{1,3}(?:[ \u00A0\u202F][0-9]{3})+)(\.[0-9]*)?$/;
+
+/**
+ * A typed or pasted amount as the API takes it: "1 250 000.50" (grouped as the console shows amounts, by spaces,
+ * no-break or narrow no-break spaces) → "1250000.50". Text grouped any other way ("1 25", "12 50.00") is
+ * answered unchanged, for the form to refuse rather than guess.
+ * @param {string} text
+ * @returns {string}
+ */
+export function plainAmount(text) {
+  const parts = GROUPED_INPUT.exec(text);
+  return parts ? `${parts[1]}${parts[2].replace(/[ \u00A0\u202F]/g, '')}${parts[3] ?? ''}` : text;
+}
+
+/**
+ * Copied text without the console's group separators between digits, so that an amount pasted elsewhere (a
+ * spreadsheet, a form) is the API's decimal: "Debit 1 250.50" → "Debit 1250.50". Other text is kept.
+ * @param {string} text
+ * @returns {string}
+ */
+export function ungroupText(text) {
+  return text.replace(/(?<=[0-9])\u202F(?=[0-9]{3})/g, '');
 }

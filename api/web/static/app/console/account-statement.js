@@ -1,8 +1,9 @@
 // @ts-check
 // One account's statement, opened from the trial balance or the turnover sheet: the balance before the range,
 // each line with its entry and counter-accounts and the running balance after it, the turnovers and the closing
-// balance, a page at a time. Amounts are the API's strings, shown as they are.
+// balance, a page at a time. Amounts are the API's strings, shown with their digits grouped (money.js).
 import { h } from '../dom.js';
+import { formatAmount } from '../money.js';
 import { api, can, company } from '../session.js';
 import { failed } from './common.js';
 import { FUNCTIONAL } from './currency.js';
@@ -109,20 +110,20 @@ export function showStatement(body, params, back, backLabel) {
         h('td', {}, h('button', { type: 'button', class: 'link', 'aria-label': `Entry ${l.entryNumber}`, onclick: () => openEntry(l) }, l.entryNumber)),
         h('td', {}, l.description, l.memo ? h('div', { class: 'muted' }, l.memo) : ''),
         h('td', { class: 'counter' }, l.counterAccounts.join(', ')),
-        h('td', { class: 'num debit' }, l.debit),
-        h('td', { class: 'num credit' }, l.credit),
-        h('td', { class: 'num balance' }, l.balance),
-        foreign ? [h('td', { class: 'num' }, l.currencyAmount ?? ''), h('td', { class: 'num' }, l.currencyBalance ?? '')] : []));
+        h('td', { class: 'num debit' }, formatAmount(l.debit)),
+        h('td', { class: 'num credit' }, formatAmount(l.credit)),
+        h('td', { class: 'num balance' }, formatAmount(l.balance)),
+        foreign ? [h('td', { class: 'num' }, formatAmount(l.currencyAmount)), h('td', { class: 'num' }, formatAmount(l.currencyBalance))] : []));
     out.replaceChildren(
       h('p', { class: 'hint' }, `Balances are on the ${side} side, the account's normal side.`,
         foreign ? ` Only the ${s.currency} lines, at their UZS amounts, with their ${s.currency} amounts (debit positive) and ${s.currency} balance.` : ''),
-      h('dl', { class: 'statement-summary' }, summary.flatMap(([label, id, value]) => [h('dt', {}, label), h('dd', { id }, value ?? '')])),
+      h('dl', { class: 'statement-summary' }, summary.flatMap(([label, id, value]) => [h('dt', {}, label), h('dd', { id }, formatAmount(value))])),
       h('table', { 'aria-label': `Lines of the statement, ${scope}` },
         h('thead', {}, h('tr', {}, headers.map((x) => h('th', { scope: 'col' }, x)), amountHeaders.map((x) => h('th', { scope: 'col', class: 'num' }, x)))),
         h('tbody', {},
           // Each page starts from the running balance of the lines before it.
           h('tr', { class: 'carried' }, h('td', { colspan: 6 }, s.page === 0 ? 'Opening balance' : 'Brought forward'),
-            h('td', { class: 'num', id: 'page-opening-balance' }, s.pageOpeningBalance), foreign ? [h('td', {}), h('td', {})] : []),
+            h('td', { class: 'num', id: 'page-opening-balance' }, formatAmount(s.pageOpeningBalance)), foreign ? [h('td', {}), h('td', {})] : []),
           rows.length ? rows : h('tr', {}, h('td', { colspan: headers.length + amountHeaders.length, class: 'muted' }, 'No lines on the account in this range.')))),
     );
     status.textContent = s.totalElements === 0 ? 'No lines' : `Page ${s.page + 1} of ${s.totalPages} · ${s.totalElements} lines`;

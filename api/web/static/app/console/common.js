@@ -39,3 +39,11 @@ export function monthEnd(date) {
   return new Date(Date.UTC(year, month, 0)).toISOString().slice(0, 10);
 }
 export const uuid = () => crypto.randomUUID();
+
+/**
+ * The last segment of a problem's type ("/problems/rate-unavailable" → "rate-unavailable"), or null.
+ * @param {unknown} err
+ */
+export function problemType(err) {
+  return err instanceof ProblemError && typeof err.problem.type === 'string' ? err.problem.type.split('/').pop() ?? null : null;
+}

@@ -68,7 +68,7 @@ export async function readCbuRates(date) {
 export const rateText = (code, { rate, effectiveDate }) => `1 ${code} = ${groupDigits(rate)} UZS, CBU ${effectiveDate}`;
 
 /**
- * A posted line's foreign part: "USD 100.10 at 12 850.05".
+ * A posted line's foreign part: "USD 1 100.10 at 12 850.05".
  * @param {ForeignLine} line
  */
-export const foreignText = (line) => `${line.currency} ${line.currencyAmount} at ${groupDigits(line.rate)}`;
+export const foreignText = (line) => `${line.currency} ${groupDigits(line.currencyAmount)} at ${groupDigits(line.rate)}`;

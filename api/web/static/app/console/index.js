@@ -2,9 +2,11 @@
 // /console on a workspace host: the sections the caller's permissions allow (GET /me/access decides what is
 // shown; the API still decides what is served).
 import { h } from '../dom.js';
+import { ungroupText } from '../money.js';
 import { can } from '../session.js';
 import { accounts } from './accounts.js';
 import { failed } from './common.js';
+import { counterparties } from './counterparties.js';
 import { journal } from './journal.js';
 import { overview } from './overview.js';
 import { periods, stopPolling } from './periods.js';
@@ -21,6 +23,7 @@ import { users } from './users.js';
 const SECTIONS = [
   ['overview', 'Overview', () => true, overview],
   ['accounts', 'Chart of accounts', () => can('listCompanyAccounts'), accounts],
+  ['counterparties', 'Counterparties', () => can('listCounterparties'), counterparties],
   ['journal', 'Journal', () => can('listJournalEntries'), journal],
   ['trial-balance', 'Trial balance', () => can('getTrialBalance'), trialBalance],
   ['turnover-sheet', 'Turnover sheet', () => can('getTurnoverSheet'), turnoverSheet],
@@ -30,6 +33,16 @@ const SECTIONS = [
 ];
 
 export { stopPolling };
+
+// Amounts are shown grouped by narrow no-break spaces (money.js); text copied from the page has them taken out
+// between digits, so an amount pasted into a spreadsheet or a form is the API's decimal ("1250000.00").
+document.addEventListener('copy', (event) => {
+  const selected = document.getSelection()?.toString() ?? '';
+  const plain = ungroupText(selected);
+  if (plain === selected || !event.clipboardData) return;
+  event.clipboardData.setData('text/plain', plain);
+  event.preventDefault();
+});
 
 /**
  * @param {HTMLElement} view

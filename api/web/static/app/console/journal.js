@@ -1,11 +1,14 @@
 // @ts-check
 // #journal: the entries, one entry with its reversal, and the form that posts a balanced entry (lines in UZS
-// or in a foreign currency at the Central Bank's rate of the entry date).
+// or in a foreign currency at the Central Bank's rate of the entry date), each line's account and, if any, its
+// counterparty chosen with the pickers.
 import { ProblemError, describe } from '../api.js';
 import { busy, clearAlert, fieldsOf, h, showAlert } from '../dom.js';
-import { AMOUNT, convertToMinor, formatMinor, groupDigits, toMinor } from '../money.js';
+import { AMOUNT, convertToMinor, formatAmount, formatMinor, groupDigits, plainAmount, toMinor } from '../money.js';
 import { api, can, company } from '../session.js';
-import { failed, table, today, uuid } from './common.js';
+import { accountPicker } from './account-picker.js';
+import { failed, problemType, table, today, uuid } from './common.js';
+import { counterpartyPicker, identification } from './counterparty-picker.js';
 import { FUNCTIONAL, currencyDecimals, foreignAmountPattern, foreignText, rateText, readCbuRates } from './currency.js';
 import { downloadButtons } from './download.js';
 
@@ -15,8 +18,13 @@ import { downloadButtons } from './download.js';
 
 /**
  * A line of the posting form as it is sent, with its row in the form (blank rows are left out of the entry,
- * so a problem's line index is mapped back to the row the person sees).
- * @typedef {{ row: number, body: Schemas['JournalLineCreate'] }} FormLine
+ * so a problem's line index is mapped back to the row the person sees) and its pickers.
+ * @typedef {{ row: number, body: Schemas['JournalLineCreate'], pickers: LinePickers }} FormLine
+ */
+
+/**
+ * A line's account picker and, for a caller who may list counterparties, its counterparty picker.
+ * @typedef {{ account: import('./combobox.js').Combobox, counterparty: import('./combobox.js').Combobox | null }} LinePickers
  */
 
 /**
@@ -43,7 +51,7 @@ export async function journal(body) {
       : table(
           ['No.', 'Date', 'Description', 'Amount', 'Foreign currency', ''],
           res.data.items.map((e) =>
-            h('tr', {}, h('td', {}, e.number), h('td', {}, e.entryDate), h('td', {}, e.description), h('td', { class: 'num' }, e.totalDebit),
+            h('tr', {}, h('td', {}, e.number), h('td', {}, e.entryDate), h('td', {}, e.description), h('td', { class: 'num' }, formatAmount(e.totalDebit)),
               h('td', { class: 'foreign' }, e.lines.filter(/** @returns {l is ForeignLine} */ (l) => l.currency !== null).map((l) => h('div', {}, foreignText(l)))),
               // A failed read shows in the section, as an entry opened from a statement does.
               h('td', {}, h('button', { type: 'button', class: 'link', onclick: () => showEntry(body, e.id, again).catch((err) => failed(body, err)) }, 'Open'))),
@@ -56,10 +64,16 @@ export async function journal(body) {
  * The posting form. A line is in UZS (debit or credit typed) or in a foreign currency: its amount in the
  * currency and its side, converted at the CBU rate of the entry date (GET /rates?date=, read again whenever
  * the date changes) into the UZS debit or credit, exactly as the API checks it. The balance is summed in
- * BigInt minor units as the lines are typed.
+ * BigInt minor units as the lines are typed. Amounts may be typed grouped ("1 250 000.00"); a typed one is
+ * shown grouped once its field is left, and a converted one always is.
  * @param {() => void} done
  */
 function entryForm(done) {
+  const withCounterparty = can('listCounterparties');
+  /** @type {WeakMap<HTMLTableRowElement, LinePickers>} */
+  const pickers = new WeakMap();
+  /** @param {HTMLTableRowElement} tr */
+  const pickersOf = (tr) => /** @type {LinePickers} */ (pickers.get(tr));
   const entryDate = h('input', { name: 'entryDate', type: 'date', required: true, value: today() });
   const ratesNote = h('p', { class: 'hint', id: 'rates-note', hidden: true });
   const lines = h('tbody');
@@ -113,25 +127,30 @@ function entryForm(done) {
     else if (!known) rateCell.textContent = `No CBU rate of ${currency} on or before ${rates.date}`;
     else {
       rateCell.textContent = rateText(currency, known);
-      const text = amount.value.trim();
+      const text = plainAmount(amount.value.trim());
       const minor = foreignAmountPattern(currency).test(text) ? convertToMinor(text, known.rate) : null;
-      if (minor !== null && minor > 0n) uzs = formatMinor(minor);
+      if (minor !== null && minor > 0n) uzs = groupDigits(formatMinor(minor));
     }
     debit.value = side.value === 'debit' ? uzs : '';
     credit.value = side.value === 'credit' ? uzs : '';
   };
-  const line = (code = '', debit = '', credit = '') => {
+  const line = () => {
     const currency = h('select', { name: 'currency', 'aria-label': 'Currency' });
     fillCurrencies(currency);
+    const row = lineRows.length + 1;
+    const account = accountPicker({ label: `Account of line ${row}` });
+    const counterparty = withCounterparty ? counterpartyPicker({ label: `Counterparty of line ${row} (optional)` }) : null;
     const tr = h('tr', { 'data-currency': FUNCTIONAL },
-      h('td', {}, h('input', { name: 'accountCode', value: code, pattern: '[0-9]{4}', maxlength: 4, required: true, 'aria-label': 'Account code' })),
+      h('td', { class: 'account' }, account.element),
+      counterparty ? h('td', { class: 'counterparty' }, counterparty.element) : '',
       h('td', {}, currency),
       h('td', {}, h('div', { class: 'pair' },
         h('input', { name: 'currencyAmount', inputmode: 'decimal', maxlength: 20, hidden: true, 'aria-label': 'Amount in currency' }),
         h('select', { name: 'side', hidden: true, 'aria-label': 'Side' }, h('option', { value: 'debit' }, 'Debit'), h('option', { value: 'credit' }, 'Credit')))),
       h('td', { class: 'rate' }),
-      h('td', {}, h('input', { name: 'debit', value: debit, inputmode: 'decimal', 'aria-label': 'Debit (UZS)' })),
-      h('td', {}, h('input', { name: 'credit', value: credit, inputmode: 'decimal', 'aria-label': 'Credit (UZS)' })));
+      h('td', {}, h('input', { name: 'debit', inputmode: 'decimal', maxlength: 30, 'aria-label': 'Debit (UZS)' })),
+      h('td', {}, h('input', { name: 'credit', inputmode: 'decimal', maxlength: 30, 'aria-label': 'Credit (UZS)' })));
+    pickers.set(tr, { account, counterparty });
     updateLine(tr);
     return tr;
   };
@@ -145,12 +164,17 @@ function entryForm(done) {
     /** @type {FormLine[]} */
     const ls = [];
     for (const [i, tr] of [...lineRows].entries()) {
-      const [code, currency, amount, debit, credit] = ['accountCode', 'currency', 'currencyAmount', 'debit', 'credit'].map((name) => field(tr, name).value.trim());
+      const [currency, amount, debit, credit] = ['currency', 'currencyAmount', 'debit', 'credit'].map((name) => plainAmount(field(tr, name).value.trim()));
+      const linePickers = pickersOf(tr);
+      const code = linePickers.account.value();
+      const counterpartyId = linePickers.counterparty?.value() ?? '';
       const foreign = currency !== FUNCTIONAL;
-      if (!code && !debit && !credit && !(foreign && amount)) continue;
+      if (!code && !linePickers.account.text() && !linePickers.counterparty?.text() && !debit && !credit && !(foreign && amount)) continue;
       const row = i + 1;
+      // A body without counterpartyId is the request it was before lines had one.
+      const base = { accountCode: code, ...(counterpartyId ? { counterpartyId } : {}) };
       if (!foreign) {
-        ls.push({ row, body: { accountCode: code, debit: debit || '0', credit: credit || '0' } });
+        ls.push({ row, pickers: linePickers, body: { ...base, debit: debit || '0', credit: credit || '0' } });
         continue;
       }
       if (rates.pending) return { error: 'The CBU rates of the entry date are still being read; post again in a moment.' };
@@ -161,7 +185,7 @@ function entryForm(done) {
       }
       if (!debit && !credit) return { error: `Line ${row}: ${amount} ${currency} is more than a line can hold in UZS.` };
       // The rate is the API's to apply (the stored CBU rate of the date): the UZS amount shown is checked against it.
-      ls.push({ row, body: { accountCode: code, debit: debit || '0', credit: credit || '0', currency, currencyAmount: amount, rateSource: 'CBU' } });
+      ls.push({ row, pickers: linePickers, body: { ...base, debit: debit || '0', credit: credit || '0', currency, currencyAmount: amount, rateSource: 'CBU' } });
     }
     return { ls };
   };
@@ -173,12 +197,12 @@ function entryForm(done) {
     const { ls, error } = readLines();
     if (error !== undefined) return (total.textContent = error), { error };
     if (ls.some((l) => !AMOUNT.test(l.body.debit) || !AMOUNT.test(l.body.credit))) {
-      total.textContent = 'Amounts are decimals with at most two places, e.g. 1250.00';
+      total.textContent = `Amounts are decimals with at most two places, e.g. 1250.00 or ${groupDigits('1250.00')}`;
       return { error: 'Some amount is not a decimal with at most two places.' };
     }
     const debit = ls.reduce((s, l) => s + toMinor(l.body.debit), 0n);
     const credit = ls.reduce((s, l) => s + toMinor(l.body.credit), 0n);
-    total.textContent = `Debit ${formatMinor(debit)} · Credit ${formatMinor(credit)}${debit === credit ? ' · balanced' : ' · not balanced'}`;
+    total.textContent = `Debit ${groupDigits(formatMinor(debit))} · Credit ${groupDigits(formatMinor(credit))}${debit === credit ? ' · balanced' : ' · not balanced'}`;
     return { ls, balanced: debit === credit && debit > 0n };
   };
   /** @param {HTMLTableRowElement | null} tr */
@@ -215,6 +239,13 @@ function entryForm(done) {
   };
   // Input events come from the lines' controls, inside their rows.
   lines.addEventListener('input', (event) => recalculate(/** @type {Element} */ (event.target).closest('tr')));
+  // A typed amount is shown grouped once its field is left (a converted one already is).
+  lines.addEventListener('change', (event) => {
+    const target = /** @type {HTMLInputElement} */ (event.target);
+    if (!['debit', 'credit', 'currencyAmount'].includes(target.name) || target.readOnly) return;
+    const plain = plainAmount(target.value.trim());
+    if (/^[0-9]+(\.[0-9]+)?$/.test(plain)) target.value = groupDigits(plain);
+  });
   entryDate.addEventListener('change', () => void readRates());
 
   const form = h(
@@ -223,9 +254,11 @@ function entryForm(done) {
     h('h2', {}, 'Post an entry'),
     h('label', {}, 'Date ', entryDate),
     h('label', {}, 'Description ', h('input', { name: 'description', required: true, maxlength: 500 })),
-    h('p', { class: 'hint' }, 'A line in a foreign currency takes the Central Bank (CBU) rate of the entry date; its UZS debit or credit is the amount at that rate, rounded half-up to the tiyin.'),
+    h('p', { class: 'hint' }, 'Choose each line\'s account (type its code or name, then pick it with ↓ ↑ and Enter)',
+      withCounterparty ? ' and, if the line is with a customer or supplier, its counterparty' : '',
+      '. A line in a foreign currency takes the Central Bank (CBU) rate of the entry date; its UZS debit or credit is the amount at that rate, rounded half-up to the tiyin.'),
     ratesNote,
-    table(['Account', 'Currency', 'Amount in currency', 'Rate', 'Debit (UZS)', 'Credit (UZS)'], lines),
+    h('div', { class: 'lines' }, table(['Account', ...(withCounterparty ? ['Counterparty'] : []), 'Currency', 'Amount in currency', 'Rate', 'Debit (UZS)', 'Credit (UZS)'], lines)),
     h('button', { type: 'button', class: 'link', onclick: () => lines.append(line()) }, 'Add a line'),
     total,
     h('button', { type: 'submit' }, 'Post'),
@@ -234,7 +267,13 @@ function entryForm(done) {
     event.preventDefault();
     clearAlert();
     const checked = sum();
-    if (checked.error) return showAlert(checked.error);
+    if (checked.error !== undefined) return showAlert(checked.error);
+    const unchosen = unchosenPick(checked.ls);
+    if (unchosen) {
+      unchosen.input.setAttribute('aria-invalid', 'true');
+      unchosen.input.focus();
+      return showAlert(unchosen.message);
+    }
     if (!checked.balanced) return showAlert('Debits and credits must be equal and more than zero.');
     const f = fieldsOf(form);
     void busy(form, async () => {
@@ -245,6 +284,7 @@ function entryForm(done) {
         done();
       } catch (err) {
         showAlert(postingProblem(err, checked.ls));
+        markLines(err, checked.ls);
         // The stored rates changed since the form read them: read them again, so the lines show what the API takes.
         const type = problemType(err);
         if (type === 'rate-unavailable' || type === 'conversion-mismatch') await readRates();
@@ -256,11 +296,51 @@ function entryForm(done) {
 }
 
 /**
- * The last segment of a problem's type ("/problems/rate-unavailable" → "rate-unavailable"), or null.
- * @param {unknown} err
+ * The first picker of a line to post that holds text but no choice: an account typed that is not one (a
+ * four-digit code stands as typed, for the API to check), or a counterparty typed but not picked.
+ * @param {FormLine[]} ls
+ * @returns {{ input: HTMLInputElement, message: string } | null}
  */
-function problemType(err) {
-  return err instanceof ProblemError && typeof err.problem.type === 'string' ? err.problem.type.split('/').pop() : null;
+function unchosenPick(ls) {
+  for (const { row, body, pickers } of ls) {
+    if (!body.accountCode) {
+      const typed = pickers.account.text();
+      return { input: pickers.account.input, message: typed ? `Line ${row}: “${typed}” is not an account that takes lines; choose one from the list.` : `Line ${row}: choose its account.` };
+    }
+    const counterparty = pickers.counterparty;
+    if (counterparty && counterparty.text() && !counterparty.value()) {
+      return { input: counterparty.input, message: `Line ${row}: choose the counterparty “${counterparty.text()}” from the list, or clear it.` };
+    }
+  }
+  return null;
+}
+
+/**
+ * The row a problem's `errors` path names (`/body/lines/2/counterpartyId`: the third line sent), and the field.
+ * @param {string | undefined} path
+ * @param {FormLine[]} sent
+ * @returns {{ line: FormLine | undefined, row: number | string, field: string } | null}
+ */
+function lineOf(path, sent) {
+  const found = /\/lines\/([0-9]+)(?:\/([A-Za-z]+))?/.exec(path ?? '');
+  if (!found) return null;
+  const line = sent[Number(found[1])];
+  return { line, row: line?.row ?? Number(found[1]) + 1, field: found[2] ?? '' };
+}
+
+/**
+ * Marks the pickers of the lines a refusal names (an unknown or archived counterparty, a header account).
+ * @param {unknown} err
+ * @param {FormLine[]} sent
+ */
+function markLines(err, sent) {
+  if (!(err instanceof ProblemError) || !Array.isArray(err.problem.errors)) return;
+  for (const e of err.problem.errors) {
+    const at = lineOf(e.path, sent);
+    if (!at?.line) continue;
+    if (at.field === 'accountCode') at.line.pickers.account.input.setAttribute('aria-invalid', 'true');
+    if (at.field === 'counterpartyId') at.line.pickers.counterparty?.input.setAttribute('aria-invalid', 'true');
+  }
 }
 
 /**
@@ -280,14 +360,45 @@ function postingProblem(err, sent) {
     /** @type {ConversionError[]} */
     const errors = Array.isArray(err.problem.errors) ? err.problem.errors : [];
     const lines = errors.map((e) => {
-      const index = /\/lines\/([0-9]+)\//.exec(e.path ?? '')?.[1];
-      const row = index === undefined ? '?' : sent[Number(index)]?.row ?? Number(index) + 1;
-      return e.expectedAmount ? `line ${row} comes to ${e.expectedAmount} UZS` : `line ${row}: ${e.message}`;
+      const row = lineOf(e.path, sent)?.row ?? '?';
+      return e.expectedAmount ? `line ${row} comes to ${groupDigits(e.expectedAmount)} UZS` : `line ${row}: ${e.message}`;
     });
     return `The UZS amounts do not match the Central Bank (CBU) rate stored now; it may have been corrected since the form read it (${lines.join('; ')}). ` +
       'The form has read the rate again: check the lines and post again.';
   }
+  // Problems about lines (an unknown counterparty, a header account…) name the rows the person sees.
+  const errors = Array.isArray(err.problem.errors) ? err.problem.errors : [];
+  if (errors.some((e) => lineOf(e.path, sent))) {
+    const whole = describe(new ProblemError(err.status, { ...err.problem, errors: [] }, err.retryAfter));
+    const each = errors.map((e) => {
+      const at = lineOf(e.path, sent);
+      return at ? `line ${at.row}${at.field ? ` (${at.field})` : ''}: ${e.message ?? ''}` : [e.path, e.message].filter(Boolean).join(' ');
+    });
+    return `${whole} — ${each.join('; ')}`;
+  }
   return describe(err);
+}
+
+/**
+ * The names of the counterparties lines name ("Name · TIN …"), read once each; one that cannot be read (no
+ * permission, or gone) is left out, for its id to stand in.
+ * @param {(string | null)[]} ids
+ * @returns {Promise<Map<string, string>>}
+ */
+async function counterpartyNames(ids) {
+  /** @type {Map<string, string>} */
+  const names = new Map();
+  if (!can('getCounterparty')) return names;
+  const unique = [...new Set(ids.filter(/** @returns {id is string} */ (id) => Boolean(id)))];
+  await Promise.all(unique.map(async (id) => {
+    try {
+      const { data } = /** @type {import('../api.js').Reply<'getCounterparty'>} */ (await api('GET', `/api/v1/counterparties/${company()}/${id}`));
+      names.set(id, [data.name, identification(data)].filter(Boolean).join(' · '));
+    } catch {
+      // The id stands in for a name that cannot be read.
+    }
+  }));
+  return names;
 }
 
 /**
@@ -300,15 +411,19 @@ function postingProblem(err, sent) {
  */
 export async function showEntry(body, id, back, backLabel = '← All entries') {
   const { data: e } = /** @type {import('../api.js').Reply<'getJournalEntry'>} */ (await api('GET', `/api/v1/ledger/${company()}/entries/${id}`));
+  const names = await counterpartyNames(e.lines.map((l) => l.counterpartyId));
+  const withCounterparty = e.lines.some((l) => l.counterpartyId);
   /** @type {HTMLElement[]} */
   const parts = [
     h('button', { type: 'button', class: 'link', onclick: back }, backLabel),
     h('h1', {}, `Entry ${e.number}: ${e.description}`),
     h('p', {}, `Dated ${e.entryDate}, posted ${new Date(e.postedAt).toLocaleString()}`, e.reversalOf ? ' · reverses another entry' : '', e.reversedBy ? ' · reversed' : '',
       e.kind === 'REVALUATION' ? ' · a currency revaluation' : ''),
-    table(['Line', 'Account', 'Debit (UZS)', 'Credit (UZS)', 'In currency', 'Rate', 'Memo'], e.lines.map((l) =>
-      h('tr', {}, h('td', {}, l.lineNo), h('td', {}, l.accountCode), h('td', { class: 'num' }, l.debit), h('td', { class: 'num' }, l.credit),
-        h('td', { class: 'num' }, l.currency === null ? '' : `${l.currency} ${l.currencyAmount}`),
+    table(['Line', 'Account', ...(withCounterparty ? ['Counterparty'] : []), 'Debit (UZS)', 'Credit (UZS)', 'In currency', 'Rate', 'Memo'], e.lines.map((l) =>
+      h('tr', { 'data-line': l.lineNo }, h('td', {}, l.lineNo), h('td', {}, l.accountCode),
+        withCounterparty ? h('td', { class: 'counterparty' }, l.counterpartyId ? names.get(l.counterpartyId) ?? l.counterpartyId : '') : '',
+        h('td', { class: 'num' }, formatAmount(l.debit)), h('td', { class: 'num' }, formatAmount(l.credit)),
+        h('td', { class: 'num' }, l.currency === null ? '' : `${l.currency} ${formatAmount(l.currencyAmount)}`),
         h('td', { class: 'rate' }, l.currency === null ? '' : `${groupDigits(/** @type {ForeignLine} */ (l).rate)} (${l.rateSource} ${l.rateDate})`),
         h('td', {}, l.memo ?? '')))),
   ];

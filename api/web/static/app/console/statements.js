@@ -3,6 +3,7 @@
 // row with its amount and the prior column's, as the API answers them. A row read from accounts opens its
 // drill-down: the accounts and their amounts, each account's code opening its statement for the period.
 import { h } from '../dom.js';
+import { formatAmount } from '../money.js';
 import { api, can, company } from '../session.js';
 import { statementLink } from './account-statement.js';
 import { failed, monthEnd, today } from './common.js';
@@ -98,8 +99,8 @@ function statementTable(body, data, period, columns) {
       h('tr', { class: 'drill', 'data-parent': row.code, 'data-account': a.accountCode, hidden: true },
         h('td', {}),
         h('td', { class: 'account' }, statementLink(body, a.accountCode, { accountCode: a.accountCode, ...period }, back)),
-        h('td', { class: 'num' }, a.amount),
-        h('td', { class: 'num' }, a.priorAmount)));
+        h('td', { class: 'num' }, formatAmount(a.amount)),
+        h('td', { class: 'num' }, formatAmount(a.priorAmount))));
     /** @type {string | (HTMLElement | string)[]} */
     let name = row.name;
     if (accounts.length) {
@@ -115,8 +116,8 @@ function statementTable(body, data, period, columns) {
     tr.append(
       h('td', { class: 'code' }, row.code),
       h('td', { title: row.formula ?? undefined }, name),
-      h('td', { class: 'num amount' }, row.amount ?? ''),
-      h('td', { class: 'num prior' }, row.priorAmount ?? ''));
+      h('td', { class: 'num amount' }, formatAmount(row.amount)),
+      h('td', { class: 'num prior' }, formatAmount(row.priorAmount)));
     return [tr, ...accounts];
   });
   const source = h('p', { class: 'hint statement-source' }, `${data.source} (version ${data.version}, from ${data.effectiveFrom})`);

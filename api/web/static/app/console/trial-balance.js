@@ -2,6 +2,7 @@
 // #trial-balance: the trial balance as of a date, with each account's foreign-currency balances, all lines or
 // those of one currency. An account's code opens its statement for the month of the date, up to the date.
 import { h } from '../dom.js';
+import { formatAmount } from '../money.js';
 import { api, company } from '../session.js';
 import { statementLink } from './account-statement.js';
 import { failed, monthStart, table, today } from './common.js';
@@ -48,11 +49,11 @@ export async function trialBalance(body) {
         ...data.lines.map((l) =>
           h('tr', { 'data-code': l.code },
             h('td', {}, statementLink(body, l.code, { accountCode: l.code, from: monthStart(data.asOf), to: data.asOf, currency: data.currency ?? undefined }, '← Back to the trial balance')),
-            h('td', {}, l.name), h('td', { class: 'num' }, l.debit), h('td', { class: 'num' }, l.credit), h('td', { class: 'num' }, l.balance),
+            h('td', {}, l.name), h('td', { class: 'num' }, formatAmount(l.debit)), h('td', { class: 'num' }, formatAmount(l.credit)), h('td', { class: 'num' }, formatAmount(l.balance)),
             // Each foreign balance on the account's normal side, and the UZS amount it is carried at in the books.
             h('td', { class: 'currencies' }, l.currencies.map((c) =>
-              h('div', { class: 'currency-balance', 'data-currency': c.currency }, `${c.currency} ${c.balance}`, h('span', { class: 'muted' }, ` · carried at ${c.carryingAmount} UZS`)))))),
-        h('tr', { class: 'total' }, h('td', {}), h('td', {}, 'Total'), h('td', { class: 'num', id: 'total-debit' }, data.totalDebit), h('td', { class: 'num', id: 'total-credit' }, data.totalCredit), h('td', {}), h('td', {})),
+              h('div', { class: 'currency-balance', 'data-currency': c.currency }, `${c.currency} ${formatAmount(c.balance)}`, h('span', { class: 'muted' }, ` · carried at ${formatAmount(c.carryingAmount)} UZS`)))))),
+        h('tr', { class: 'total' }, h('td', {}), h('td', {}, 'Total'), h('td', { class: 'num', id: 'total-debit' }, formatAmount(data.totalDebit)), h('td', { class: 'num', id: 'total-credit' }, formatAmount(data.totalCredit)), h('td', {}), h('td', {})),
       ]),
     );
   };

@@ -3,6 +3,7 @@
 // turnovers and the balance at its end, each balance on its side; all lines or those of one currency, with the
 // foreign amounts when the currency is a foreign one. An account's code opens its statement for the range.
 import { h } from '../dom.js';
+import { formatAmount } from '../money.js';
 import { api, can, company } from '../session.js';
 import { statementLink } from './account-statement.js';
 import { failed, monthEnd, monthStart, today } from './common.js';
@@ -108,7 +109,7 @@ export async function turnoverSheet(body) {
      * @param {string} [prefix] the ids' prefix, for the totals
      */
     const amounts = (sums, prefix) => AMOUNTS.flatMap(([key]) => /** @type {const} */ (['Debit', 'Credit']).map((side) =>
-      h('td', { class: 'num', ...(prefix ? { id: `${prefix}-${key}-${side.toLowerCase()}` } : { 'data-column': `${key}${side}` }) }, sums[`${key}${side}`])));
+      h('td', { class: 'num', ...(prefix ? { id: `${prefix}-${key}-${side.toLowerCase()}` } : { 'data-column': `${key}${side}` }) }, formatAmount(sums[`${key}${side}`]))));
     const rows = data.rows.map((r) => {
       const subaccount = r.subaccountId ? subaccountNames.get(r.subaccountId) ?? r.subaccountId : '';
       // A row of an account's lines without a subaccount opens the account's whole statement: the API has no
@@ -120,7 +121,7 @@ export async function turnoverSheet(body) {
         bySubaccount ? h('td', {}, subaccount || h('span', { class: 'muted' }, 'none')) : '',
         amounts(r),
         // A foreign sheet's rows all have their foreign amounts; a row without them shows empty cells.
-        foreign ? /** @type {const} */ (['opening', 'turnoverDebit', 'turnoverCredit', 'closing']).map((key) => h('td', { class: 'num foreign-amount', 'data-column': `foreign-${key}` }, r.foreign?.[key])) : '');
+        foreign ? /** @type {const} */ (['opening', 'turnoverDebit', 'turnoverCredit', 'closing']).map((key) => h('td', { class: 'num foreign-amount', 'data-column': `foreign-${key}` }, formatAmount(r.foreign?.[key]))) : '');
     });
     const total = h('tr', { class: 'total' }, h('td', { colspan: leading.length }, 'Total'), amounts(data.totals, 'total'), foreign ? h('td', { colspan: 4 }) : '');
     out.replaceChildren(
