@@ -35,6 +35,7 @@ import { createSignIn } from './identity/sign-in';
 import { identityHandlers } from './identity/handlers';
 import { accountingHandlers } from './accounting/handlers';
 import { counterpartyHandlers } from './counterparties/handlers';
+import { invoiceHandlers } from './invoices/handlers';
 import { ledgerHandlers } from './ledger/handlers';
 import { auditHandlers } from './audit/handlers';
 import { mailHandlers } from './mail/handlers';
@@ -116,6 +117,7 @@ function createHandlers(
     }),
     ...accountingHandlers({ companies }),
     ...counterpartyHandlers({ companies }),
+    ...invoiceHandlers({ companies, webhookEvents }),
     ...ledgerHandlers({ db, companies, workflows, index, webhookEvents, xlsxThreads: createXlsxThreads(config.exports.xlsxThreads) }),
     ...auditHandlers({ db }),
     ...organisationHandlers({

@@ -1107,6 +1107,137 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/invoices/{legalEntityId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The company's sales and purchase invoices, newest first
+         * @description Ordered by date (newest first), then by id. Filters combine: `kind`, `status` (PAID is a POSTED invoice
+         *     with nothing outstanding; POSTED lists the ones with something outstanding), `counterpartyId`, the
+         *     invoice date between `dateFrom` and `dateTo` (inclusive), and `q`, a literal prefix of the number.
+         */
+        get: operations["listInvoices"];
+        put?: never;
+        /**
+         * Prepare a draft invoice
+         * @description A draft at version 1: nothing is posted until `postInvoice`. Each line's `net` is quantity × unitPrice
+         *     rounded half-up to the currency's decimals, its `vat` is net × vatRate / 100 rounded half-up, its
+         *     `gross` net + vat; the totals are the lines' sums. A line's `vatRate` left out is the company's
+         *     (accounting settings; 400 when they are not saved), `null` is exempt; under the SIMPLIFIED tax regime
+         *     no line carries VAT (400 `validation` for a rate). A SALES line's `account` defaults to 9020 (revenue);
+         *     a PURCHASE line names its expense, inventory or asset account. Accounts are the company's detail
+         *     accounts (400 `unknown-account`, `header-account`). A SALES invoice is numbered when posted; a PURCHASE
+         *     invoice carries the supplier's `number`, unique per supplier among invoices not cancelled (409
+         *     `supplier-number-exists`). `dueDate` defaults to the date plus the counterparty's payment terms. The
+         *     counterparty is one of the company's active counterparties (400 `unknown-counterparty`).
+         */
+        post: operations["createInvoice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/invoices/{legalEntityId}/{invoiceId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+                invoiceId: string;
+            };
+            cookie?: never;
+        };
+        /** One invoice with its lines, status and outstanding amount */
+        get: operations["getInvoice"];
+        /**
+         * Replace a draft's content
+         * @description A full replacement of the draft (its kind stays), at `expectedVersion` (409 `stale-version`). A posted
+         *     or cancelled invoice is never edited (409 `document-state`): cancel it, which posts the reversal.
+         */
+        put: operations["updateInvoice"];
+        post?: never;
+        /**
+         * Delete a draft
+         * @description Only a draft is deleted (409 `document-state` otherwise); a posted invoice is cancelled instead.
+         */
+        delete: operations["deleteInvoice"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/invoices/{legalEntityId}/{invoiceId}/posting": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+                invoiceId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Post a draft into the ledger
+         * @description Writes exactly one journal entry, dated the invoice's date, in the same commit as the invoice's new
+         *     status: SALES Dr 4010 (the counterparty) gross / Cr each revenue account its net / Cr 6410 VAT;
+         *     PURCHASE Dr each line's account its net / Dr 4410 VAT / Cr 6010 (the counterparty) gross. The
+         *     entry's `source` names the invoice; the invoice's `entryId` names the entry. A SALES invoice takes
+         *     the next number of the company's gapless series of its year (`2026-000001`). A foreign-currency
+         *     invoice converts at the CBU rate of its date (409 `rate-unavailable` when none is stored): the
+         *     settlement line carries the foreign amount (month-end revaluation covers it), each line's VAT and
+         *     net are converted on their own and the largest net takes the rounding difference. The ledger's rules
+         *     hold: 409 `period-closed` for a date at or before the last close, 400 `header-account`,
+         *     `unknown-account`, `unknown-counterparty` (archived since the draft). Idempotent: posting a posted
+         *     invoice answers it as it is; a cancelled one is 409 `document-state`. Sends `invoice.posted`.
+         */
+        post: operations["postInvoice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/invoices/{legalEntityId}/{invoiceId}/cancellation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+                invoiceId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a posted invoice by reversing its entry
+         * @description Posts the reversal of the invoice's entry, dated `date` (on or after the invoice's date and after the
+         *     last close: 400, 409 `period-closed`), in the same commit as the status CANCELLED. An invoice with
+         *     payments allocated to it is 409 `document-has-allocations` (cancel the payments first); a draft is
+         *     deleted instead (409 `document-state`). Idempotent per `requestId`; another cancellation of a
+         *     cancelled invoice is 409 `document-state`. The VAT register shows it as its negative in the month of
+         *     `date`. Sends `invoice.cancelled`.
+         */
+        post: operations["cancelInvoice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/audit-events": {
         parameters: {
             query?: never;
@@ -1398,13 +1529,29 @@ export interface paths {
         };
         /**
          * Turnover balance sheet for a date range (opening, turnover and closing per account)
-         * @description Extension. Per account (or per account and subaccount, `detail=SUBACCOUNT`): the balance before `from`
-         *     (on the debit or the credit side, whichever it is), the debit and credit turnovers of `from`..`to`
-         *     (inclusive) and the balance at `to`. Totals balance on each pair of columns. Amounts are UZS; with
-         *     `currency` the sheet covers that currency's lines alone (UZS: the UZS lines), and a foreign currency
-         *     adds each row's foreign amounts. Read from the last close's snapshot plus the lines after it, so its
-         *     cost grows with the lines since the last close, not with the ledger. At most 366 days. By `Accept`, JSON,
-         *     CSV or XLSX: a row per row of the sheet (the `foreign.*` columns empty without a foreign `currency`).
+         * @description Extension. Per account (or per account and subaccount, `detail=SUBACCOUNT`, or per account and
+         *     counterparty, `detail=COUNTERPARTY`): the balance before `from` (on the debit or the credit side,
+         *     whichever it is), the debit and credit turnovers of `from`..`to` (inclusive) and the balance at `to`.
+         *     Totals balance on each pair of columns. Amounts are UZS; with `currency` the sheet covers that currency's
+         *     lines alone (UZS: the UZS lines), and a foreign currency adds each row's foreign amounts. Read from the
+         *     last close's snapshot plus the lines after it, so its cost grows with the lines since the last close, not
+         *     with the ledger. At most 366 days.
+         *
+         *     Counterparties (extension), the analytic dimension of journal lines: `detail=COUNTERPARTY` gives a row
+         *     per account and counterparty (`counterpartyId` and `counterpartyName`), and a row with both null for an
+         *     account's lines that name none. Each row's balance is on its own side, so an account whose customers owe
+         *     and others paid in advance shows both (the opening and closing totals are then larger on both sides than
+         *     the per-account view's, by the same amount); the turnovers, and each account's net balance, are the
+         *     per-account view's. `counterpartyId` keeps only the lines naming that counterparty, for the opening
+         *     balance, the turnovers and the closing balance alike (a sheet of one customer across accounts); an id
+         *     that is not a counterparty of this company, archived ones included, is 404 `not-found`. Balances by
+         *     counterparty are read from the lines (the close snapshots are per account, subaccount and currency):
+         *     `basedOnCloseId` is null with `counterpartyId`; with `detail=COUNTERPARTY` it is the snapshot the
+         *     per-account totals start from, the counterparties' rows being summed from their lines.
+         *
+         *     By `Accept`, JSON, CSV or XLSX: a row per row of the sheet (the `foreign.*` columns empty without a
+         *     foreign `currency`); with `detail=COUNTERPARTY` the `counterpartyId` and `counterpartyName` columns
+         *     follow `subaccountId`.
          */
         get: operations["getTurnoverSheet"];
         put?: never;
@@ -1436,6 +1583,11 @@ export interface paths {
          *     foreign balance. At most 366 days. By `Accept`, JSON, CSV or XLSX: the export has every line of the range,
          *     streamed as it is read (`page` and `size` do not apply), a row per line (`counterAccounts` joined by spaces).
          *     An account not in the chart, or a `subaccountId` that is not a subaccount of that account, is 404.
+         *
+         *     Counterparties (extension): with `counterpartyId`, only the account's lines naming that counterparty
+         *     count, for the opening balance, the lines, the turnovers and the closing balance alike (4010 of one
+         *     customer); they are read from the lines, not the close snapshots. An id that is not a counterparty of
+         *     this company (archived ones included) is 404 `not-found`.
          */
         get: operations["getAccountStatement"];
         put?: never;
@@ -2595,6 +2747,174 @@ export interface components {
             /** @description Extension: require a counterparty on lines of settlement accounts; left out, the saved value stays (false before it is first saved true) */
             requireCounterpartyOnSettlements?: boolean;
         };
+        /**
+         * @description SALES: to a customer (Dr 4010); PURCHASE: from a supplier (Cr 6010)
+         * @enum {string}
+         */
+        InvoiceKind: "SALES" | "PURCHASE";
+        /**
+         * @description DRAFT: editable, nothing posted; POSTED: in the ledger with something outstanding; PAID: posted and fully allocated; CANCELLED: its entry reversed
+         * @enum {string}
+         */
+        InvoiceStatus: "DRAFT" | "POSTED" | "PAID" | "CANCELLED";
+        InvoiceLineInput: {
+            description: string;
+            /**
+             * @description Above zero, at most three decimals
+             * @example 2.5
+             */
+            quantity: string;
+            /**
+             * @description In the invoice currency, at most four decimals
+             * @example 125000.00
+             */
+            unitPrice: string;
+            /** @description Revenue account of a SALES line (default 9020); expense, inventory or asset account of a PURCHASE line (required) */
+            account?: string;
+            /** @description Percentage with at most two decimals (12 means 12 %); null: exempt; left out: the company's rate */
+            vatRate?: number | null;
+            /** @description The 17-digit product and service code (MXIK/IKPU) the national e-invoice needs */
+            catalogCode?: string | null;
+        };
+        InvoiceCreate: {
+            kind: components["schemas"]["InvoiceKind"];
+            /** @description PURCHASE: the supplier's number (required). SALES: left out, assigned at posting */
+            number?: string;
+            /** Format: date */
+            date: string;
+            /**
+             * Format: date
+             * @description On or after `date`; default `date` plus the counterparty's payment terms
+             */
+            dueDate?: string;
+            /** Format: uuid */
+            counterpartyId: string;
+            /** @description ISO 4217; default UZS */
+            currency?: string;
+            description?: string | null;
+            lines: components["schemas"]["InvoiceLineInput"][];
+        };
+        InvoiceUpdate: {
+            /** @description PURCHASE: the supplier's number (required). SALES: left out */
+            number?: string;
+            /** Format: date */
+            date: string;
+            /** Format: date */
+            dueDate?: string;
+            /** Format: uuid */
+            counterpartyId: string;
+            currency?: string;
+            description?: string | null;
+            lines: components["schemas"]["InvoiceLineInput"][];
+            /** Format: int64 */
+            expectedVersion: number;
+        };
+        InvoiceLine: {
+            /** Format: int32 */
+            lineNo: number;
+            description: string;
+            /** @example 2.5 */
+            quantity: string;
+            /** @example 125000 */
+            unitPrice: string;
+            account: string;
+            /** @description null: exempt */
+            vatRate: number | null;
+            catalogCode: string | null;
+            /**
+             * @description quantity × unitPrice, half-up to the currency's decimals
+             * @example 312500.00
+             */
+            net: string;
+            /**
+             * @description net × vatRate / 100, half-up
+             * @example 37500.00
+             */
+            vat: string;
+            /** @example 350000.00 */
+            gross: string;
+            /** @description The net as posted, in UZS (null on a draft) */
+            netUzs: string | null;
+            /** @description The VAT as posted, in UZS (null on a draft) */
+            vatUzs: string | null;
+        };
+        Invoice: {
+            /** Format: uuid */
+            id: string;
+            kind: components["schemas"]["InvoiceKind"];
+            status: components["schemas"]["InvoiceStatus"];
+            /** @description SALES: null until posted, then `YYYY-NNNNNN`, gapless per company and year; PURCHASE: the supplier's */
+            number: string | null;
+            /** Format: date */
+            date: string;
+            /** Format: date */
+            dueDate: string;
+            /** Format: uuid */
+            counterpartyId: string;
+            counterpartyName: string;
+            currency: string;
+            description: string | null;
+            lines: components["schemas"]["InvoiceLine"][];
+            totalNet: string;
+            totalVat: string;
+            totalGross: string;
+            /** @description Payments allocated to it, in its currency */
+            allocated: string;
+            /** @description totalGross − allocated; 0 once paid or cancelled, totalGross on a draft */
+            outstanding: string;
+            /** @description The CBU rate the posting converted at (foreign currency only) */
+            rate: string | null;
+            /** Format: date */
+            rateDate: string | null;
+            /** @description The settlement line's UZS amount (null on a draft) */
+            grossUzs: string | null;
+            vatUzs: string | null;
+            /**
+             * Format: uuid
+             * @description The journal entry the posting wrote
+             */
+            entryId: string | null;
+            /** Format: date-time */
+            postedAt: string | null;
+            /** @description The cancellation (its reversal entry, date and reason); null unless CANCELLED */
+            cancellation: {
+                /**
+                 * Format: uuid
+                 * @description The reversal entry
+                 */
+                entryId: string;
+                /** Format: date */
+                date: string;
+                reason: string;
+            } | null;
+            /** Format: int64 */
+            version: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        InvoicePage: {
+            items: components["schemas"]["Invoice"][];
+            /** Format: int32 */
+            page: number;
+            /** Format: int32 */
+            size: number;
+            /** Format: int64 */
+            totalElements: number;
+            /** Format: int64 */
+            totalPages: number;
+        };
+        DocumentCancellation: {
+            /** Format: uuid */
+            requestId: string;
+            /**
+             * Format: date
+             * @description On or after the document's date, after the last close
+             */
+            date: string;
+            reason: string;
+        };
         CounterpartyBankAccount: {
             /** @description The bank's five-digit code (MFO) */
             bankCode: string;
@@ -2853,6 +3173,13 @@ export interface components {
              * @enum {string}
              */
             kind: "POSTING" | "REVALUATION" | "YEAR_END_CLOSING";
+            /** @description Extension: the invoice or payment that posted the entry (its posting or its cancellation); null for an entry posted directly */
+            source: {
+                /** @enum {string} */
+                type: "INVOICE" | "PAYMENT";
+                /** Format: uuid */
+                id: string;
+            } | null;
             lines: components["schemas"]["JournalLine"][];
             /** @example 1250.00 */
             totalDebit: string;
@@ -3046,12 +3373,17 @@ export interface components {
             /** Format: date */
             to: string;
             /** @enum {string} */
-            detail: "ACCOUNT" | "SUBACCOUNT";
+            detail: "ACCOUNT" | "SUBACCOUNT" | "COUNTERPARTY";
             /** @description The currency asked for; null for all lines */
             currency: string | null;
             /**
              * Format: uuid
-             * @description The snapshot the opening balances start from
+             * @description Extension: the counterparty asked for; null for all lines
+             */
+            counterpartyId: string | null;
+            /**
+             * Format: uuid
+             * @description The snapshot the opening balances start from; null when they are read from the lines alone (no completed close yet, or `counterpartyId`)
              */
             basedOnCloseId: string | null;
             rows: components["schemas"]["TurnoverRow"][];
@@ -3080,6 +3412,13 @@ export interface components {
              * @description With detail=SUBACCOUNT: the subaccount (null for the account's lines without one)
              */
             subaccountId: string | null;
+            /**
+             * Format: uuid
+             * @description Extension. With detail=COUNTERPARTY: the counterparty (null for the account's lines without one)
+             */
+            counterpartyId: string | null;
+            /** @description Extension. With detail=COUNTERPARTY: the counterparty's name as it is now (null for the account's lines without one) */
+            counterpartyName: string | null;
             /** @description With a foreign `currency`, the row's amounts in it (balances debit positive) */
             foreign: {
                 /** @example 100.00 */
@@ -3135,6 +3474,11 @@ export interface components {
             normalSide: "DEBIT" | "CREDIT";
             /** Format: uuid */
             subaccountId: string | null;
+            /**
+             * Format: uuid
+             * @description Extension: the counterparty asked for; null for all lines
+             */
+            counterpartyId: string | null;
             currency: string | null;
             /** Format: date */
             from: string;
@@ -3240,7 +3584,7 @@ export interface components {
          * @description An event type (GET /webhooks/event-types lists them with their payload schemas)
          * @enum {string}
          */
-        WebhookEventType: "journal-entry.posted" | "journal-entry.reversed" | "period-close.completed" | "period-close.failed" | "revaluation.posted" | "member.joined" | "member.removed" | "member.updated" | "rates.refreshed" | "webhook.test";
+        WebhookEventType: "journal-entry.posted" | "journal-entry.reversed" | "period-close.completed" | "period-close.failed" | "revaluation.posted" | "member.joined" | "member.removed" | "member.updated" | "rates.refreshed" | "webhook.test" | "invoice.posted" | "invoice.cancelled";
         WebhookEventTypeInfo: {
             type: components["schemas"]["WebhookEventType"];
             description: string;
@@ -3453,6 +3797,37 @@ export interface components {
             /** Format: uuid */
             endpointId: string;
             message: string;
+        };
+        WebhookInvoiceData: {
+            /** Format: uuid */
+            invoiceId: string;
+            /** Format: uuid */
+            legalEntityId: string;
+            kind: components["schemas"]["InvoiceKind"];
+            number: string;
+            /** Format: date */
+            date: string;
+            /** Format: uuid */
+            counterpartyId: string;
+            currency: string;
+            totalGross: string;
+            /**
+             * Format: uuid
+             * @description invoice.posted: the posting entry; invoice.cancelled: the reversal
+             */
+            entryId: string;
+        };
+        /** @description An invoice was posted into the ledger (postInvoice) */
+        WebhookInvoicePosted: components["schemas"]["WebhookEvent"] & {
+            /** @enum {string} */
+            type?: "invoice.posted";
+            data?: components["schemas"]["WebhookInvoiceData"];
+        };
+        /** @description A posted invoice was cancelled and its entry reversed (cancelInvoice) */
+        WebhookInvoiceCancelled: components["schemas"]["WebhookEvent"] & {
+            /** @enum {string} */
+            type?: "invoice.cancelled";
+            data?: components["schemas"]["WebhookInvoiceData"];
         };
         /**
          * @description A journal entry was posted (postJournalEntry)
@@ -5520,6 +5895,243 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    listInvoices: {
+        parameters: {
+            query?: {
+                kind?: components["schemas"]["InvoiceKind"];
+                status?: components["schemas"]["InvoiceStatus"];
+                counterpartyId?: string;
+                dateFrom?: string;
+                dateTo?: string;
+                q?: string;
+                /** @description Zero-based page number */
+                page?: components["parameters"]["Page"];
+                /** @description Page size */
+                size?: components["parameters"]["Size"];
+            };
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Invoice page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InvoicePage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createInvoice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvoiceCreate"];
+            };
+        };
+        responses: {
+            /** @description The draft (version 1) */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invoice"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getInvoice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+                invoiceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Invoice */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invoice"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateInvoice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+                invoiceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvoiceUpdate"];
+            };
+        };
+        responses: {
+            /** @description The draft with its new version */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invoice"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteInvoice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+                invoiceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    postInvoice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+                invoiceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The posted invoice */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invoice"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    cancelInvoice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+                invoiceId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DocumentCancellation"];
+            };
+        };
+        responses: {
+            /** @description The cancelled invoice */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Invoice"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listAuditEvents: {
         parameters: {
             query?: {
@@ -5932,10 +6544,12 @@ export interface operations {
             query: {
                 from: string;
                 to: string;
-                /** @description A row per account, or per account and subaccount */
-                detail?: "ACCOUNT" | "SUBACCOUNT";
+                /** @description A row per account, per account and subaccount, or per account and counterparty */
+                detail?: "ACCOUNT" | "SUBACCOUNT" | "COUNTERPARTY";
                 /** @description Only the lines in this currency (UZS: the UZS lines) */
                 currency?: string;
+                /** @description Only the lines naming this counterparty of the company (404 otherwise) */
+                counterpartyId?: string;
             };
             header?: never;
             path: {
@@ -5978,6 +6592,8 @@ export interface operations {
                 to: string;
                 /** @description Only the lines in this currency (UZS: the UZS lines) */
                 currency?: string;
+                /** @description Only the lines naming this counterparty of the company (404 otherwise) */
+                counterpartyId?: string;
                 /** @description Zero-based page number */
                 page?: components["parameters"]["Page"];
                 /** @description Page size */

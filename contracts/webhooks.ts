@@ -17,6 +17,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'member.updated',
   'rates.refreshed',
   'webhook.test',
+  'invoice.posted',
+  'invoice.cancelled',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 

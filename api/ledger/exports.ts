@@ -95,6 +95,18 @@ const turnoverColumns: Column<TurnoverRow>[] = [
   { header: 'foreign.closing', kind: 'amount', value: (r) => r.foreign?.closing ?? null },
 ];
 
+/** A sheet by counterparty has its row's counterparty after the subaccount (the other sheets, as before, do not). */
+const counterpartyColumns: Column<TurnoverRow>[] = [
+  { header: 'counterpartyId', kind: 'code', width: UUID_WIDTH, value: (r) => r.counterpartyId },
+  { header: 'counterpartyName', kind: 'text', value: (r) => r.counterpartyName },
+];
+
+function turnoverColumnsOf(detail: Schemas['TurnoverSheet']['detail']): Column<TurnoverRow>[] {
+  if (detail !== 'COUNTERPARTY') return turnoverColumns;
+  const at = turnoverColumns.findIndex((c) => c.header === 'subaccountId') + 1;
+  return [...turnoverColumns.slice(0, at), ...counterpartyColumns, ...turnoverColumns.slice(at)];
+}
+
 type StatementLine = Schemas['AccountStatementLine'];
 
 const statementColumns: Column<StatementLine>[] = [
@@ -240,7 +252,7 @@ export function createLedgerExports(companies: CompanyScopes, xlsxThreads: XlsxT
   }
 
   function turnoverSheet(contentType: TableType, legalEntityId: string, sheet: Schemas['TurnoverSheet']): StreamReply<TableType> {
-    return tableReply(contentType, `turnover-sheet-${legalEntityId}-${sheet.from}-${sheet.to}`, 'Turnover sheet', turnoverColumns, [sheet.rows], xlsxThreads);
+    return tableReply(contentType, `turnover-sheet-${legalEntityId}-${sheet.from}-${sheet.to}`, 'Turnover sheet', turnoverColumnsOf(sheet.detail), [sheet.rows], xlsxThreads);
   }
 
   /** Form 1 or Form 2, as its JSON answer has it. */
@@ -260,7 +272,7 @@ export function createLedgerExports(companies: CompanyScopes, xlsxThreads: XlsxT
   async function accountStatement(
     principal: Principal,
     legalEntityId: string,
-    query: { accountCode: string; subaccountId?: string; from: string; to: string; currency?: string },
+    query: { accountCode: string; subaccountId?: string; counterpartyId?: string; from: string; to: string; currency?: string },
     head: Schemas['AccountStatement'],
     contentType: TableType,
   ): Promise<StreamReply<TableType>> {

@@ -114,6 +114,7 @@ export function ledgerHandlers(deps: {
         to: query.to,
         detail: query.detail ?? 'ACCOUNT',
         currency: query.currency,
+        counterpartyId: query.counterpartyId,
       });
       return mediaType === 'application/json' ? { status: 200, body } : ledgerExports.turnoverSheet(mediaType, params.legalEntityId, body);
     }),
@@ -129,7 +130,14 @@ export function ledgerHandlers(deps: {
     }),
 
     getAccountStatement: memberOperation(async ({ principal, params, query, mediaType }) => {
-      const range = { accountCode: query.accountCode, subaccountId: query.subaccountId, from: query.from, to: query.to, currency: query.currency };
+      const range = {
+        accountCode: query.accountCode,
+        subaccountId: query.subaccountId,
+        counterpartyId: query.counterpartyId,
+        from: query.from,
+        to: query.to,
+        currency: query.currency,
+      };
       if (mediaType === 'application/json') {
         return { status: 200, body: await reports.getAccountStatement(principal, params.legalEntityId, { ...range, ...pageQuery(query) }) };
       }

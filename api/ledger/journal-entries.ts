@@ -1,32 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import type { Sequelize } from 'sequelize';
-import { selectBatch, withTenant, type Tx } from '../../db/connection';
-import {
-  findEntry,
-  linesOf,
-  listEntries,
-  postJournalEntryStatement,
-  postedEntryOf,
-  postingContextOf,
-  postingContextStatement,
-  type EntryRow,
-  type LedgerScope,
-  type LineRow,
-} from '../../db/repositories/ledger/journal';
-import { DuplicateRowError, LedgerRuleError } from '../../db/repositories/errors';
-import { journalEntryEventStatement, recordedStartsOf, subscribedStatement, type RecordedStart } from '../../db/repositories/webhooks/events';
+import { withTenant, type Tx } from '../../db/connection';
+import { findEntry, linesOf, listEntries, postingContextOf, type EntryRow, type LedgerScope, type LineRow } from '../../db/repositories/ledger/journal';
+import { DuplicateRowError } from '../../db/repositories/errors';
+import { subscribedStatement, type RecordedStart } from '../../db/repositories/webhooks/events';
 import { AppError } from '../../core/shared/problems';
 import { formatMinorUnits, numericToMinorUnits } from '../../core/ledger/money';
-import { applyStoredRates, checkPosting, currenciesToRate, prepareEntry, prepareReversal, type PreparedEntry } from '../../core/ledger/journal';
+import { prepareEntry, prepareReversal, type PreparedEntry } from '../../core/ledger/journal';
 import { formatForeignAmount } from '../../core/ledger/currency';
 import { canonical } from '../../core/rates/rates';
 import type { AuditAction } from '../../core/audit/audit-actions';
 import type { Principal, RequestContext } from '../http/context';
 import type { Schemas } from '../http/operation-handler';
 import { pageOf, type PageQuery } from '../http/pages';
-import { callerEventStatement } from '../audit/caller-events';
 import type { CompanyScopes } from '../organisation/company-scope';
 import type { WebhookEvents } from '../webhooks/events';
+import { postingContextFor, postingProblemOf, writeEntry } from './posting';
 
 type JournalEntryCreate = Schemas['JournalEntryCreate'];
 type JournalEntry = Schemas['JournalEntry'];
@@ -61,6 +50,7 @@ function toJournalEntry(row: EntryRow, lines: LineRow[]): JournalEntry {
     description: row.description,
     reference: row.reference,
     kind: row.kind,
+    source: row.source_type && row.source_id ? { type: row.source_type, id: row.source_id } : null,
     lines: lines.map(toJournalLine),
     totalDebit: money(row.total_debit),
     totalCredit: money(row.total_credit),
@@ -72,14 +62,15 @@ function toJournalEntry(row: EntryRow, lines: LineRow[]): JournalEntry {
   };
 }
 
+/** One entry with its lines, by id or by the requestId that posted it. */
+export async function loadEntry(tx: Tx, scope: LedgerScope, by: { id: string } | { requestId: string }): Promise<JournalEntry | null> {
+  const row = await findEntry(tx, scope, by);
+  return row ? toJournalEntry(row, await linesOf(tx, scope, [row.id])) : null;
+}
+
 /** Posting, reversing and reading journal entries. */
 export function createJournalEntries({ db, companies, webhookEvents }: { db: Sequelize; companies: CompanyScopes; webhookEvents: WebhookEvents }) {
   const scopeOf = (principal: Principal, legalEntityId: string): LedgerScope => ({ tenantId: principal.tenantId, legalEntityId });
-
-  async function loadEntry(tx: Tx, scope: LedgerScope, by: { id: string } | { requestId: string }): Promise<JournalEntry | null> {
-    const row = await findEntry(tx, scope, by);
-    return row ? toJournalEntry(row, await linesOf(tx, scope, [row.id])) : null;
-  }
 
   /** The entry a requestId already produced, when its content matches; 409 when it does not. */
   async function replayOf(tx: Tx, scope: LedgerScope, requestId: string, hash: string): Promise<JournalEntry | null> {
@@ -90,23 +81,10 @@ export function createJournalEntries({ db, companies, webhookEvents }: { db: Seq
   }
 
   /**
-   * The company, the requestId and the chart, checked in one round trip before anything is written. The
-   * posting path checks the company here rather than through the company scope: one query instead of two
-   * on the ledger's hottest path.
-   */
-  const contextStatement = (scope: LedgerScope, requestId: string, prepared: PreparedEntry) =>
-    postingContextStatement(scope, {
-      requestId,
-      codes: [...new Set(prepared.lines.map((l) => l.accountCode))],
-      subaccountIds: [...new Set(prepared.lines.flatMap((l) => (l.subaccountId ? [l.subaccountId] : [])))],
-      counterpartyIds: [...new Set(prepared.lines.flatMap((l) => (l.counterpartyId ? [l.counterpartyId] : [])))],
-      currencies: currenciesToRate(prepared.lines),
-      entryDate: prepared.entryDate,
-    });
-
-  /**
    * Posts a prepared entry in one transaction with its audit event and its webhook event; idempotent per
-   * requestId. The event's deliveries start after the commit.
+   * requestId. The posting's checks travel with the transaction's opening (one round trip), and so does
+   * whether anyone subscribed to the event: the event statement is left out when nobody did, which keeps it
+   * out of the company ledger row's hold too. The event's deliveries start after the commit.
    */
   async function commitEntry(
     principal: Principal,
@@ -120,81 +98,26 @@ export function createJournalEntries({ db, companies, webhookEvents }: { db: Seq
   ): Promise<{ entry: JournalEntry; created: boolean }> {
     let committed: { entry: JournalEntry; created: boolean; starts: RecordedStart[] };
     try {
-      // The posting's checks travel with the transaction's opening (one round trip).
       committed = await withTenant(db, scope.tenantId, async (tx, [context, [subscription]]) => {
         const facts = postingContextOf(context!);
-        if (checkPosting(facts, requested.lines, requested.reversalOf !== null).replayed) {
-          return { entry: (await replayOf(tx, scope, requestId, requested.hash))!, created: false, starts: [] };
-        }
-        // CBU lines take the stored rate of the entry date, read with the checks.
-        const prepared = applyStoredRates(requested, facts.rates);
-        await check(tx);
         const id = randomUUID();
-        // The audit event, the posting and its webhook event in one round trip, the audit event first: the
-        // company's ledger row is held only from the posting statement to commit. The webhook event reads
-        // the entry the posting wrote (none when the cut-off refused it); it is left out when no endpoint of
-        // the workspace subscribed at the transaction's start, which keeps it out of the row's hold too.
-        const subscribed = (subscription as { subscribed: boolean } | undefined)?.subscribed === true;
-        const [posted, event] = await selectBatch<Record<string, unknown>>(tx, [
-          callerEventStatement(principal, ctx, {
+        const written = await writeEntry(tx, principal, scope, ctx, facts, {
+          id,
+          requestId,
+          prepared: requested,
+          source: null,
+          audit: {
             action,
             subjectType: 'JOURNAL_ENTRY',
             subjectId: id,
-            details: `dated ${prepared.entryDate}, ${prepared.lines.length} lines, total ${formatMinorUnits(prepared.total)}`,
-          }),
-          postJournalEntryStatement(
-            scope,
-            {
-              id,
-              entryDate: prepared.entryDate,
-              description: prepared.description,
-              reference: prepared.reference,
-              requestId,
-              requestHash: prepared.hash,
-              reversalOf: prepared.reversalOf,
-              total: formatMinorUnits(prepared.total),
-              postedByMembershipId: principal.membershipId,
-              correlationId: ctx.correlationId,
-            },
-            prepared.lines,
-          ),
-          ...(subscribed ? [journalEntryEventStatement(scope, { type: eventType, entryId: id }, webhookEvents.options)] : []),
-        ]);
-        const { number, lockedThrough, postedAt } = postedEntryOf(posted!);
-        if (!postedAt) {
-          throw new AppError('period-closed', `The ledger is closed through ${lockedThrough}; date the entry after it`, { closedThrough: lockedThrough });
-        }
-        const entry: JournalEntry = {
-          id,
-          number,
-          entryDate: prepared.entryDate,
-          description: prepared.description,
-          reference: prepared.reference,
-          kind: 'POSTING',
-          lines: prepared.lines.map(({ lineNo, accountCode, subaccountId, counterpartyId, debit, credit, memo, currency, currencyAmount, rate, rateSource, rateDate }) => ({
-            lineNo,
-            accountCode,
-            subaccountId,
-            counterpartyId,
-            debit,
-            credit,
-            memo,
-            currency,
-            currencyAmount,
-            rate,
-            rateSource,
-            rateDate,
-          })),
-          totalDebit: formatMinorUnits(prepared.total),
-          totalCredit: formatMinorUnits(prepared.total),
-          reversalOf: prepared.reversalOf,
-          reversedBy: null,
-          postedAt: postedAt.toISOString(),
-          postedByMembershipId: principal.membershipId,
-          correlationId: ctx.correlationId,
-        };
-        return { entry, created: true, starts: event ? recordedStartsOf(event) : [] };
-      }, [contextStatement(scope, requestId, requested), subscribedStatement(scope, eventType)]);
+            details: `dated ${requested.entryDate}, ${requested.lines.length} lines, total ${formatMinorUnits(requested.total)}`,
+          },
+          event: { type: eventType, subscribed: (subscription as { subscribed: boolean } | undefined)?.subscribed === true, options: webhookEvents.options },
+          check,
+        });
+        if (written.replayed) return { entry: (await replayOf(tx, scope, requestId, requested.hash))!, created: false, starts: [] };
+        return { entry: written.entry, created: true, starts: written.starts };
+      }, [postingContextFor(scope, requestId, requested), subscribedStatement(scope, eventType)]);
     } catch (err) {
       if (err instanceof DuplicateRowError) {
         // A concurrent request won: the same requestId (answer with its entry) or the same reversal target.
@@ -202,11 +125,7 @@ export function createJournalEntries({ db, companies, webhookEvents }: { db: Seq
         if (replay) return { entry: replay, created: false };
         if (requested.reversalOf) throw new AppError('entry-already-reversed', 'The entry was reversed by another request');
       }
-      if (err instanceof LedgerRuleError && err.rule === 'period-closed') throw new AppError('period-closed', 'The period of this date is closed or closing');
-      if (err instanceof LedgerRuleError && err.rule === 'header-account') {
-        throw new AppError('header-account', 'A line names a header account; post to one of its detail accounts');
-      }
-      throw err;
+      throw postingProblemOf(err) ?? err;
     }
     await webhookEvents.dispatch(committed.starts);
     return { entry: committed.entry, created: committed.created };
@@ -229,6 +148,11 @@ export function createJournalEntries({ db, companies, webhookEvents }: { db: Seq
         throw new AppError('entry-not-reversible', 'A revaluation entry is not reversed: the next revaluation brings the balances to its rates');
       }
       if (current!.kind === 'YEAR_END_CLOSING') throw new AppError('entry-not-reversible', 'A year-end closing entry is not reversed: its year is closed');
+      if (current!.source_type) {
+        throw new AppError('entry-not-reversible', `The entry was posted by ${current!.source_type === 'INVOICE' ? 'an invoice' : 'a payment'} (${current!.source_id}): cancel the document instead, which reverses it`, {
+          source: { type: current!.source_type, id: current!.source_id },
+        });
+      }
       if (current!.reversed_by) throw new AppError('entry-already-reversed', `The entry is already reversed by ${current!.reversed_by}`, { reversedBy: current!.reversed_by });
       if (input.entryDate < original.entryDate) {
         throw new AppError('validation', 'A reversal cannot be dated before the entry it reverses', {

@@ -24,6 +24,8 @@ import * as chartHeaders from './2026.11.26T10.00.00.chart-headers';
 import * as webhookPendingDeliveries from './2026.11.26T11.00.00.webhook-pending-deliveries';
 import * as counterparties from './2026.11.26T12.00.00.counterparties';
 import * as journalLineCounterparties from './2026.11.26T13.00.00.journal-line-counterparties';
+import * as journalLinesByCounterparty from './2026.11.26T13.30.00.journal-lines-by-counterparty';
+import * as invoices from './2026.11.26T14.00.00.invoices';
 import * as magicLinks from './2026.11.25T06.00.00.magic-links';
 import * as webhooks from './2026.11.25T07.00.00.webhooks';
 import * as webhookDelivery from './2026.11.25T07.30.00.webhook-delivery';
@@ -71,4 +73,6 @@ export const MIGRATIONS: Array<{ name: string; module: MigrationModule }> = [
   { name: '2026.11.26T11.00.00.webhook-pending-deliveries', module: webhookPendingDeliveries },
   { name: '2026.11.26T12.00.00.counterparties', module: counterparties },
   { name: '2026.11.26T13.00.00.journal-line-counterparties', module: journalLineCounterparties },
+  { name: '2026.11.26T13.30.00.journal-lines-by-counterparty', module: journalLinesByCounterparty },
+  { name: '2026.11.26T14.00.00.invoices', module: invoices },
 ];

@@ -28,9 +28,12 @@ export class NumberOutOfRangeError extends Error {
 }
 
 /** The ledger's rules as the database states them (raised by its triggers with our own SQLSTATEs). */
-export type LedgerRule = 'period-closed' | 'header-account';
+export type LedgerRule = 'period-closed' | 'header-account' | 'document-frozen';
 
-/** A ledger rule refused the write (P0C10: dated at or before the cut-off; P0C12: a line on a header account). */
+/**
+ * A ledger rule refused the write (P0C10: dated at or before the cut-off; P0C12: a line on a header account;
+ * P0C20: a change to a posted document).
+ */
 export class LedgerRuleError extends Error {
   override readonly name = 'LedgerRuleError';
 
@@ -42,7 +45,7 @@ export class LedgerRuleError extends Error {
   }
 }
 
-const LEDGER_RULES: Record<string, LedgerRule> = { P0C10: 'period-closed', P0C12: 'header-account' };
+const LEDGER_RULES: Record<string, LedgerRule> = { P0C10: 'period-closed', P0C12: 'header-account', P0C20: 'document-frozen' };
 
 /** The SQLSTATE of a database error Sequelize wrapped, or null. */
 function sqlStateOf(err: unknown): string | null {

@@ -112,6 +112,8 @@ export function journalLinesAfter(tx: Tx, scope: LedgerScope, query: JournalExpo
 export interface StatementExportQuery {
   accountCode: string;
   subaccountId?: string;
+  /** Only the lines naming this counterparty. */
+  counterpartyId?: string;
   from: string;
   to: string;
   /** The UZS lines ('UZS'), one foreign currency's, or all (undefined). */
@@ -137,6 +139,7 @@ export function statementLinesAfter(tx: Tx, scope: LedgerScope, query: Statement
          FROM journal_lines line
         WHERE line.tenant_id = :tenantId AND line.legal_entity_id = :legalEntityId AND line.account_code = :accountCode
           AND ${query.subaccountId === undefined ? 'true' : 'line.subaccount_id = :subaccountId'}
+          AND ${query.counterpartyId === undefined ? 'true' : 'line.counterparty_id = :counterpartyId'}
           AND line.entry_date BETWEEN :from AND :to AND ${currency}
           AND line.entry_number <= CAST(:through AS bigint) AND ${keyset.sql}
         ORDER BY line.entry_date, line.entry_number, line.line_no
@@ -152,6 +155,7 @@ export function statementLinesAfter(tx: Tx, scope: LedgerScope, query: Statement
         ...scope,
         accountCode: query.accountCode,
         subaccountId: query.subaccountId ?? null,
+        counterpartyId: query.counterpartyId ?? null,
         from: query.from,
         to: query.to,
         currency: query.currency ?? null,

@@ -25,6 +25,8 @@ export interface EntryRow {
   reversal_of: string | null;
   reversed_by: string | null;
   kind: 'POSTING' | 'REVALUATION' | 'YEAR_END_CLOSING';
+  source_type: EntrySourceType | null;
+  source_id: string | null;
   total_debit: string;
   total_credit: string;
   posted_at: Date;
@@ -49,6 +51,9 @@ export interface LineRow {
   rate_date: string | null;
 }
 
+/** The kind of document that posted an entry. */
+export type EntrySourceType = 'INVOICE' | 'PAYMENT';
+
 export interface NewEntry {
   id: string;
   entryDate: string;
@@ -62,6 +67,8 @@ export interface NewEntry {
   correlationId: string;
   /** A system entry (REVALUATION, YEAR_END_CLOSING) marks every line as a system line (the database checks both at commit). */
   kind?: 'POSTING' | 'REVALUATION' | 'YEAR_END_CLOSING';
+  /** The document that posts the entry (its posting, its cancellation), if any. */
+  source?: { type: EntrySourceType; id: string } | null;
 }
 
 /**
@@ -82,9 +89,9 @@ export function postJournalEntryStatement(scope: LedgerScope, entry: NewEntry, l
        RETURNING s.next_entry_number - 1 AS number, s.locked_through, s.last_closed_date
      ), entry AS (
        INSERT INTO journal_entries (tenant_id, id, legal_entity_id, number, entry_date, description, reference, request_id, request_hash,
-                                    reversal_of, total_debit, total_credit, line_count, posted_by_membership_id, correlation_id, kind)
+                                    reversal_of, total_debit, total_credit, line_count, posted_by_membership_id, correlation_id, kind, source_type, source_id)
        SELECT :tenantId, :id, :legalEntityId, counter.number, :entryDate, :description, :reference, :requestId, :requestHash,
-              :reversalOf, :total, :total, :lineCount, :postedByMembershipId, :correlationId, :kind
+              :reversalOf, :total, :total, :lineCount, :postedByMembershipId, :correlationId, :kind, :sourceType, CAST(:sourceId AS uuid)
          FROM counter WHERE counter.locked_through IS NULL OR counter.locked_through < CAST(:entryDate AS date)
                OR (:kind <> 'POSTING' AND counter.locked_through = CAST(:entryDate AS date)
                    AND (counter.last_closed_date IS NULL OR counter.last_closed_date < counter.locked_through))
@@ -106,6 +113,8 @@ export function postJournalEntryStatement(scope: LedgerScope, entry: NewEntry, l
       ...scope,
       ...entry,
       kind: entry.kind ?? 'POSTING',
+      sourceType: entry.source?.type ?? null,
+      sourceId: entry.source?.id ?? null,
       systemLine: (entry.kind ?? 'POSTING') !== 'POSTING',
       lineCount: lines.length,
       lineNos: lines.map((l) => l.lineNo),
@@ -131,7 +140,7 @@ export function postedEntryOf(row: Record<string, unknown>): { number: number; l
 }
 
 const ENTRY_COLUMNS = `e.id, e.number, to_char(e.entry_date, 'YYYY-MM-DD') AS entry_date, e.description, e.reference, e.request_hash,
-  e.reversal_of, r.id AS reversed_by, e.kind, e.total_debit, e.total_credit, e.posted_at, e.posted_by_membership_id, e.correlation_id`;
+  e.reversal_of, r.id AS reversed_by, e.kind, e.source_type, e.source_id, e.total_debit, e.total_credit, e.posted_at, e.posted_by_membership_id, e.correlation_id`;
 const ENTRY_FROM = `journal_entries e LEFT JOIN journal_entries r ON r.tenant_id = e.tenant_id AND r.reversal_of = e.id`;
 
 export async function findEntry(tx: Db, scope: LedgerScope, by: { id: string } | { requestId: string }): Promise<EntryRow | null> {

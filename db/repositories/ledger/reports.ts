@@ -4,7 +4,9 @@ import type { LedgerScope } from './journal';
 // The ledger's reports: the turnovers of a date range per account, subaccount and currency (the turnover
 // sheet), and one account's lines with their running balance (the account statement). Serves
 // getTurnoverSheet and getAccountStatement; their opening balances are period-closes.ts balancesThrough (the
-// last snapshot plus the lines after it). Raw SQL: aggregates and window functions over the journal.
+// last snapshot plus the lines after it), except by counterparty: the snapshots do not keep it, so
+// counterpartySums reads the lines naming counterparties (journal_lines_counterparty_idx). Raw SQL:
+// aggregates and window functions over the journal.
 
 /** The UZS lines (currency 'UZS'), one foreign currency's, or all (undefined). */
 function currencyCondition(currency: string | undefined, alias = ''): string {
@@ -47,6 +49,73 @@ export function turnoversBetween(
   );
 }
 
+export interface CounterpartySumsRow {
+  account_code: string;
+  subaccount_id: string | null;
+  counterparty_id: string;
+  /** The counterparty's name as it is now. */
+  counterparty_name: string;
+  currency: string | null;
+  /** UZS totals of the lines before `from`. */
+  opening_debit: string;
+  opening_credit: string;
+  /** UZS turnovers of `from`..`to`. */
+  debit: string;
+  credit: string;
+  /** The foreign balance before `from` (debit positive) and the foreign turnovers of the range; null for UZS lines. */
+  currency_opening: string | null;
+  currency_debit: string | null;
+  currency_credit: string | null;
+}
+
+/**
+ * Per account, subaccount, counterparty and currency, the totals of the lines naming a counterparty: before
+ * `from` (the opening balance) and in `from`..`to`. Every line through `to` is read, not a snapshot (the
+ * snapshots have no counterparty), through journal_lines_counterparty_idx: the company's part of it, or one
+ * counterparty's (and one account's) range with `counterpartyId` (and `accountCode`).
+ */
+export function counterpartySums(
+  tx: Db,
+  scope: LedgerScope,
+  query: { from: string; to: string; currency?: string; counterpartyId?: string; accountCode?: string; subaccountId?: string },
+): Promise<CounterpartySumsRow[]> {
+  const conditions = [
+    query.counterpartyId === undefined ? 'l.counterparty_id IS NOT NULL' : 'l.counterparty_id = :counterpartyId',
+    query.accountCode === undefined ? 'true' : 'l.account_code = :accountCode',
+    query.subaccountId === undefined ? 'true' : 'l.subaccount_id = :subaccountId',
+    currencyCondition(query.currency, 'l.'),
+  ].join(' AND ');
+  return selectRows<CounterpartySumsRow>(
+    tx,
+    `SELECT s.account_code, s.subaccount_id, s.counterparty_id, c.name AS counterparty_name, s.currency,
+            s.opening_debit::text AS opening_debit, s.opening_credit::text AS opening_credit, s.debit::text AS debit, s.credit::text AS credit,
+            s.currency_opening::text AS currency_opening, s.currency_debit::text AS currency_debit, s.currency_credit::text AS currency_credit
+       FROM (
+         SELECT l.account_code, l.subaccount_id, l.counterparty_id, l.currency,
+                coalesce(sum(l.debit) FILTER (WHERE l.entry_date < :from), 0) AS opening_debit,
+                coalesce(sum(l.credit) FILTER (WHERE l.entry_date < :from), 0) AS opening_credit,
+                coalesce(sum(l.debit) FILTER (WHERE l.entry_date >= :from), 0) AS debit,
+                coalesce(sum(l.credit) FILTER (WHERE l.entry_date >= :from), 0) AS credit,
+                sum(CASE WHEN l.debit > 0 THEN l.currency_amount ELSE -l.currency_amount END) FILTER (WHERE l.entry_date < :from) AS currency_opening,
+                sum(CASE WHEN l.debit > 0 THEN l.currency_amount ELSE 0 END) FILTER (WHERE l.entry_date >= :from) AS currency_debit,
+                sum(CASE WHEN l.credit > 0 THEN l.currency_amount ELSE 0 END) FILTER (WHERE l.entry_date >= :from) AS currency_credit
+           FROM journal_lines l
+          WHERE l.tenant_id = :tenantId AND l.legal_entity_id = :legalEntityId AND ${conditions} AND l.entry_date <= :to
+          GROUP BY l.account_code, l.subaccount_id, l.counterparty_id, l.currency
+       ) s
+       JOIN counterparties c ON c.tenant_id = :tenantId AND c.legal_entity_id = :legalEntityId AND c.id = s.counterparty_id`,
+    {
+      ...scope,
+      from: query.from,
+      to: query.to,
+      currency: query.currency ?? null,
+      counterpartyId: query.counterpartyId ?? null,
+      accountCode: query.accountCode ?? null,
+      subaccountId: query.subaccountId ?? null,
+    },
+  );
+}
+
 /** One line of an account statement, as a page and an export read it. */
 export interface StatementLineData {
   entry_id: string;
@@ -72,6 +141,8 @@ export interface StatementLineRow extends StatementLineData {
 export interface StatementQuery {
   accountCode: string;
   subaccountId?: string;
+  /** Only the lines naming this counterparty. */
+  counterpartyId?: string;
   from: string;
   to: string;
   currency?: string;
@@ -82,14 +153,15 @@ export interface StatementQuery {
 const statementWhere = (query: StatementQuery) =>
   `l.tenant_id = :tenantId AND l.legal_entity_id = :legalEntityId AND l.account_code = :accountCode
    AND ${query.subaccountId === undefined ? 'true' : 'l.subaccount_id = :subaccountId'}
+   AND ${query.counterpartyId === undefined ? 'true' : 'l.counterparty_id = :counterpartyId'}
    AND l.entry_date BETWEEN :from AND :to AND ${currencyCondition(query.currency, 'l.')}`;
 
 /**
  * One page of the account's lines in journal order (date, entry number, line), each with the running sums of
  * the range up to it, so a page carries on from the lines before it; and the counter-accounts of its entry
  * (the accounts on the other side). The running sums and the page come from the account index alone (it
- * holds the order and the amounts, journal_lines_account_idx); only the page's 50 or so lines then read
- * their memo, their entry's description and its other lines.
+ * holds the order and the amounts, journal_lines_account_idx; with a counterparty, journal_lines_counterparty_idx);
+ * only the page's 50 or so lines then read their memo, their entry's description and its other lines.
  */
 export function statementPage(tx: Db, scope: LedgerScope, query: StatementQuery): Promise<StatementLineRow[]> {
   return selectRows<StatementLineRow>(
@@ -114,7 +186,7 @@ export function statementPage(tx: Db, scope: LedgerScope, query: StatementQuery)
        JOIN journal_entries e ON e.tenant_id = :tenantId AND e.id = page.entry_id
        JOIN journal_lines line ON line.tenant_id = :tenantId AND line.entry_id = page.entry_id AND line.line_no = page.line_no
       ORDER BY page.entry_date, page.entry_number, page.line_no`,
-    { ...scope, ...query, subaccountId: query.subaccountId ?? null, currency: query.currency ?? null },
+    { ...scope, ...query, subaccountId: query.subaccountId ?? null, counterpartyId: query.counterpartyId ?? null, currency: query.currency ?? null },
   );
 }
 
@@ -129,7 +201,7 @@ export async function statementTotals(
     `SELECT coalesce(sum(l.debit), 0)::text AS debit, coalesce(sum(l.credit), 0)::text AS credit,
             sum(CASE WHEN l.debit > 0 THEN l.currency_amount ELSE -l.currency_amount END)::text AS foreign, count(*) AS lines
        FROM journal_lines l WHERE ${statementWhere({ ...query, limit: 0, offset: 0 })}`,
-    { ...scope, ...query, subaccountId: query.subaccountId ?? null, currency: query.currency ?? null },
+    { ...scope, ...query, subaccountId: query.subaccountId ?? null, counterpartyId: query.counterpartyId ?? null, currency: query.currency ?? null },
   );
   return { debit: row!.debit, credit: row!.credit, foreign: row!.foreign, lines: Number(row!.lines) };
 }

@@ -16,6 +16,8 @@ const CLOSERS = ['ADMIN'];
 const MEMBER_READERS = ['ADMIN', 'MANAGER'];
 const MEMBER_ADMINS = ['ADMIN'];
 const COUNTERPARTY_WRITERS = ['ADMIN', 'ACCOUNTANT', 'MANAGER'];
+const INVOICE_READERS = ['ADMIN', 'ACCOUNTANT', 'MANAGER', 'VIEWER'];
+const INVOICE_DRAFTERS = ['ADMIN', 'ACCOUNTANT', 'MANAGER', 'EMPLOYEE'];
 
 let stack: TestStack;
 let owner: Registered;
@@ -25,6 +27,7 @@ let closeId: string;
 let viewerRoleId: string;
 let webhookEndpointId: string;
 let counterpartyId: string;
+let invoiceId: string;
 const tokens = new Map<string, string>();
 
 beforeAll(async () => {
@@ -49,6 +52,9 @@ beforeAll(async () => {
   webhookEndpointId = endpoint.body.id;
   const counterparty = await api(stack).post(`/api/v1/counterparties/${owner.me.company.id}`).set(...bearer(owner.accessToken)).send({ name: 'Permission Test Supplier' }).expect(201);
   counterpartyId = counterparty.body.id;
+  const invoice = await api(stack).post(`/api/v1/invoices/${owner.me.company.id}`).set(...bearer(owner.accessToken))
+    .send({ kind: 'SALES', date: '2025-02-01', counterpartyId, lines: [{ description: 'x', quantity: '1', unitPrice: '1', vatRate: null }] }).expect(201);
+  invoiceId = invoice.body.id;
 });
 afterAll(async () => {
   await stack.stop();
@@ -107,6 +113,21 @@ const OPERATIONS: Array<[string, string[], Call]> = [
     COUNTERPARTY_WRITERS,
     () => api(stack).put(`/api/v1/counterparties/${owner.me.company.id}/${counterpartyId}`).send({ name: 'Supplier', archived: false, expectedVersion: 99 }),
   ],
+  ['listInvoices', INVOICE_READERS, () => api(stack).get(`/api/v1/invoices/${owner.me.company.id}`)],
+  [
+    'createInvoice',
+    INVOICE_DRAFTERS,
+    () => api(stack).post(`/api/v1/invoices/${owner.me.company.id}`).send({ kind: 'SALES', date: '2025-02-01', counterpartyId, lines: [{ description: 'x', quantity: '1', unitPrice: '1', vatRate: null }] }),
+  ],
+  ['getInvoice', INVOICE_READERS, () => api(stack).get(`/api/v1/invoices/${owner.me.company.id}/${invoiceId}`)],
+  [
+    'updateInvoice',
+    INVOICE_DRAFTERS,
+    () => api(stack).put(`/api/v1/invoices/${owner.me.company.id}/${invoiceId}`).send({ date: '2025-02-01', counterpartyId, lines: [{ description: 'x', quantity: '1', unitPrice: '1' }], expectedVersion: 99 }),
+  ],
+  ['deleteInvoice', INVOICE_DRAFTERS, () => api(stack).delete(`/api/v1/invoices/${owner.me.company.id}/${randomUUID()}`)],
+  ['postInvoice', WRITERS, () => api(stack).post(`/api/v1/invoices/${owner.me.company.id}/${randomUUID()}/posting`)],
+  ['cancelInvoice', WRITERS, () => api(stack).post(`/api/v1/invoices/${owner.me.company.id}/${randomUUID()}/cancellation`).send({ requestId: randomUUID(), date: '2025-02-02', reason: 'x' })],
   ['listAuditEvents', AUDITORS, () => api(stack).get('/api/v1/audit-events')],
   ['listAuditActors', AUDITORS, () => api(stack).get('/api/v1/audit-events/actors')],
   ['listAuditActions', AUDITORS, () => api(stack).get('/api/v1/audit-events/actions')],

@@ -26,8 +26,12 @@ beforeAll(async () => {
     .send({ depreciationMethod: 'STRAIGHT_LINE', inventoryValuationMethod: 'FIFO', taxRegime: 'GENERAL', vatRate: 12, expectedVersion: 0 })
     .expect(200);
   // And a counterparty in the register.
-  await api(stack).post(`/api/v1/counterparties/${a.me.company.id}`).set(...bearer(a.accessToken))
+  const supplier = await api(stack).post(`/api/v1/counterparties/${a.me.company.id}`).set(...bearer(a.accessToken))
     .send({ name: 'RLS Supplier', tin: '301234567', bankAccounts: [{ bankCode: '00014', accountNumber: '20208000900100001010' }] }).expect(201);
+  // And a posted sales invoice (an invoice, its line, the company's number series).
+  const invoice = await api(stack).post(`/api/v1/invoices/${a.me.company.id}`).set(...bearer(a.accessToken))
+    .send({ kind: 'SALES', date: '2025-02-03', counterpartyId: supplier.body.id, lines: [{ description: 'Goods', quantity: '1', unitPrice: '100' }] }).expect(201);
+  await api(stack).post(`/api/v1/invoices/${a.me.company.id}/${invoice.body.id}/posting`).set(...bearer(a.accessToken)).expect(200);
   // And in each ledger table: an entry, a completed close and its snapshot.
   const ledger = ledgerApi(stack, a);
   await ledger.post(simpleEntry('2025-01-15', '10.00')).expect(201);
@@ -89,7 +93,7 @@ describe('row-level security', () => {
         'membership_invitations', 'invitation_acceptances',
         'push_devices', 'push_messages', 'push_deliveries', 'mail_audit_links',
         'webhook_endpoints', 'webhook_events', 'webhook_deliveries', 'webhook_attempts', 'webhook_endpoint_slots',
-        'counterparties',
+        'counterparties', 'document_counters', 'invoices', 'invoice_lines',
       ]),
     );
     for (const t of tables) {
@@ -221,6 +225,26 @@ describe('row-level security', () => {
       type: QueryTypes.SELECT,
     });
     expect(row).toEqual({ name: 'RLS Supplier', n: 1 });
+  });
+
+  test("the documents: with tenant B set, the application role sees none of tenant A's invoices, lines or number series, and cannot insert an invoice for tenant A", async () => {
+    const count = (tenant: string, table: string) =>
+      withTenant(stack.db, tenant, (tx) =>
+        stack.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table} WHERE tenant_id = :a`, { replacements: { a: a.me.tenantId }, type: QueryTypes.SELECT, transaction: tx }),
+      );
+    for (const table of ['invoices', 'invoice_lines', 'document_counters']) {
+      expect({ table, rows: await count(a.me.tenantId, table) }).toEqual({ table, rows: [{ n: 1 }] });
+      expect({ table, rows: await count(b.me.tenantId, table) }).toEqual({ table, rows: [{ n: 0 }] });
+    }
+    await expect(
+      withTenant(stack.db, b.me.tenantId, (tx) =>
+        stack.db.query(
+          `INSERT INTO invoices (tenant_id, id, legal_entity_id, kind, status, invoice_date, due_date, counterparty_id, currency, line_count, total_net, total_vat, total_gross, version)
+           SELECT :a, gen_random_uuid(), :company, 'SALES', 'DRAFT', '2025-02-03', '2025-02-03', gen_random_uuid(), 'UZS', 1, 1, 0, 1, 1`,
+          { replacements: { a: a.me.tenantId, company: a.me.company.id }, transaction: tx },
+        ),
+      ),
+    ).rejects.toThrow(/row-level security/);
   });
 
   test('the application role may archive a counterparty but never delete one', async () => {

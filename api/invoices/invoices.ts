@@ -1,0 +1,434 @@
+import { randomUUID } from 'node:crypto';
+import Decimal from 'decimal.js';
+import { selectBatch, type Tx } from '../../db/connection';
+import { postingContextOf, postingContextStatement } from '../../db/repositories/ledger/journal';
+import { DuplicateRowError } from '../../db/repositories/errors';
+import {
+  deleteDraft,
+  draftContextOf,
+  draftContextStatement,
+  findInvoice,
+  insertDraft,
+  invoiceLinesOf,
+  listInvoices as listInvoiceRows,
+  markCancelled,
+  markPosted,
+  replaceDraft,
+  storedCbuRate,
+  takeSalesNumber,
+  type DraftContent,
+  type InvoiceFilter,
+  type InvoiceLineRow,
+  type InvoiceRow,
+} from '../../db/repositories/invoices/invoices';
+import type { RecordedStart } from '../../db/repositories/webhooks/events';
+import {
+  computeInvoice,
+  DEFAULT_DOCUMENT_ACCOUNTS,
+  documentCurrency,
+  dueDateOf,
+  invoiceEntryLines,
+  uzsAmountsOf,
+  type InvoiceKind,
+  type InvoiceLine,
+} from '../../core/invoices/invoices';
+import { prepareEntry, prepareReversal, systemRequestId } from '../../core/ledger/journal';
+import { currencyDecimals, FUNCTIONAL_CURRENCY } from '../../core/ledger/currency';
+import { AppError } from '../../core/shared/problems';
+import type { Principal, RequestContext } from '../http/context';
+import type { Schemas } from '../http/operation-handler';
+import { pageOf, type PageQuery } from '../http/pages';
+import { recordCallerEvent } from '../audit/caller-events';
+import type { CompanyScope, CompanyScopes } from '../organisation/company-scope';
+import type { WebhookEvents } from '../webhooks/events';
+import { postingProblemOf, readPostingContext, writeEntry } from '../ledger/posting';
+import { loadEntry } from '../ledger/journal-entries';
+
+type Invoice = Schemas['Invoice'];
+type InvoiceCreate = Schemas['InvoiceCreate'];
+type InvoiceUpdate = Schemas['InvoiceUpdate'];
+
+const SUBJECT = 'INVOICE';
+const accounts = DEFAULT_DOCUMENT_ACCOUNTS;
+
+const inCurrency = (value: string, currency: string) => new Decimal(value).toFixed(currencyDecimals(currency));
+const uzs = (value: string | null) => (value === null ? null : new Decimal(value).toFixed(2));
+
+/** The status as the API shows it: a posted invoice with nothing outstanding is PAID. */
+function statusOf(row: InvoiceRow): Invoice['status'] {
+  if (row.status === 'POSTED' && new Decimal(row.allocated).equals(row.total_gross)) return 'PAID';
+  return row.status;
+}
+
+function outstandingOf(row: InvoiceRow): string {
+  if (row.status === 'CANCELLED') return inCurrency('0', row.currency);
+  return inCurrency(new Decimal(row.total_gross).minus(row.allocated).toFixed(), row.currency);
+}
+
+function toInvoiceLine(l: InvoiceLineRow, currency: string): Invoice['lines'][number] {
+  return {
+    lineNo: l.line_no,
+    description: l.description,
+    quantity: new Decimal(l.quantity).toFixed(),
+    unitPrice: new Decimal(l.unit_price).toFixed(),
+    account: l.account_code,
+    vatRate: l.vat_rate === null ? null : Number(new Decimal(l.vat_rate).toFixed()),
+    catalogCode: l.catalog_code,
+    net: inCurrency(l.net, currency),
+    vat: inCurrency(l.vat, currency),
+    gross: inCurrency(l.gross, currency),
+    netUzs: uzs(l.net_uzs),
+    vatUzs: uzs(l.vat_uzs),
+  };
+}
+
+export function toInvoice(row: InvoiceRow, lines: InvoiceLineRow[]): Invoice {
+  return {
+    id: row.id,
+    kind: row.kind,
+    status: statusOf(row),
+    number: row.number,
+    date: row.invoice_date,
+    dueDate: row.due_date,
+    counterpartyId: row.counterparty_id,
+    counterpartyName: row.counterparty_name,
+    currency: row.currency,
+    description: row.description,
+    lines: lines.map((l) => toInvoiceLine(l, row.currency)),
+    totalNet: inCurrency(row.total_net, row.currency),
+    totalVat: inCurrency(row.total_vat, row.currency),
+    totalGross: inCurrency(row.total_gross, row.currency),
+    allocated: inCurrency(row.allocated, row.currency),
+    outstanding: outstandingOf(row),
+    rate: row.rate === null ? null : new Decimal(row.rate).toFixed(),
+    rateDate: row.rate_date,
+    grossUzs: uzs(row.gross_uzs),
+    vatUzs: uzs(row.vat_uzs),
+    entryId: row.entry_id,
+    postedAt: row.posted_at ? row.posted_at.toISOString() : null,
+    cancellation:
+      row.cancellation_entry_id && row.cancellation_date && row.cancellation_reason
+        ? { entryId: row.cancellation_entry_id, date: row.cancellation_date, reason: row.cancellation_reason }
+        : null,
+    version: Number(row.version),
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}
+
+async function readInvoice(tx: Tx, scope: CompanyScope, id: string, options: { lock?: boolean } = {}): Promise<InvoiceRow> {
+  const row = await findInvoice(tx, scope, id, options);
+  // Another company's or tenant's invoice is not there either: the caller learns nothing about it.
+  if (!row) throw new AppError('not-found', 'No invoice with this id in this company');
+  return row;
+}
+
+async function invoiceOf(tx: Tx, scope: CompanyScope, row: InvoiceRow): Promise<Invoice> {
+  return toInvoice(row, await invoiceLinesOf(tx, scope, [row.id]));
+}
+
+const notDraft = (row: InvoiceRow, doing: string) =>
+  new AppError('document-state', `The invoice is ${statusOf(row)}: ${doing}`, { documentStatus: statusOf(row) });
+
+const supplierNumberTaken = (number: string) =>
+  new AppError('supplier-number-exists', `An invoice of this supplier, not cancelled, has the number ${number}`, { number });
+
+/**
+ * Checks a draft's content against the company (its VAT setting, the counterparty, the chart) and computes
+ * its amounts: one round trip for the checks.
+ */
+async function draftContent(tx: Tx, scope: CompanyScope, kind: InvoiceKind, input: InvoiceCreate | InvoiceUpdate): Promise<DraftContent> {
+  if (kind === 'PURCHASE' && input.number === undefined) {
+    throw new AppError('validation', "A purchase invoice carries the supplier's number", { errors: [{ path: '/body/number', message: "is required on a purchase invoice (the supplier's number)" }] });
+  }
+  if (kind === 'SALES' && input.number !== undefined) {
+    throw new AppError('validation', 'A sales invoice is numbered when it is posted', { errors: [{ path: '/body/number', message: 'is assigned at posting on a sales invoice; leave it out' }] });
+  }
+  const currency = documentCurrency(input.currency);
+  const codes = [...new Set(input.lines.map((l) => l.account ?? (kind === 'SALES' ? accounts.revenue : '')).filter((c) => c !== ''))];
+  const [draftRow, chartRow] = await selectBatch<Record<string, unknown>>(tx, [
+    draftContextStatement(scope, input.counterpartyId),
+    postingContextStatement(scope, { requestId: randomUUID(), codes, subaccountIds: [], currencies: [], entryDate: input.date }),
+  ]);
+  const context = draftContextOf(draftRow!);
+  const chart = postingContextOf([chartRow!]);
+  if (!context.counterparty || context.counterparty.archived) {
+    const message = context.counterparty ? 'the counterparty is archived' : 'no counterparty with this id in this company';
+    throw new AppError('unknown-counterparty', message, { errors: [{ path: '/body/counterpartyId', message }] });
+  }
+  const amounts = computeInvoice(kind, input.lines, currency, context.vat, accounts);
+  const unknown = amounts.lines.flatMap((l, i) =>
+    chart.knownCodes.has(l.account) ? [] : [{ path: `/body/lines/${i}/account`, message: `no account ${l.account} in this company's chart` }],
+  );
+  if (unknown.length > 0) throw new AppError('unknown-account', unknown.map((e) => e.message).join('; '), { errors: unknown });
+  const headers = amounts.lines.flatMap((l, i) => {
+    const details = chart.headerDetails.get(l.account);
+    return details ? [{ path: `/body/lines/${i}/account`, message: `line ${i + 1}: ${l.account} is a header account; use one of its detail accounts (${details.join(', ')})` }] : [];
+  });
+  if (headers.length > 0) throw new AppError('header-account', headers.map((e) => e.message).join('; '), { errors: headers });
+  return {
+    number: input.number ?? null,
+    invoiceDate: input.date,
+    dueDate: dueDateOf(input.date, input.dueDate, context.counterparty.paymentTermsDays),
+    counterpartyId: input.counterpartyId,
+    currency,
+    description: input.description ?? null,
+    totalNet: amounts.totalNet,
+    totalVat: amounts.totalVat,
+    totalGross: amounts.totalGross,
+    lines: amounts.lines,
+  };
+}
+
+/** A stored line as the posting needs it. */
+const postingLineOf = (l: InvoiceLineRow): InvoiceLine => ({
+  lineNo: l.line_no,
+  description: l.description,
+  quantity: l.quantity,
+  unitPrice: l.unit_price,
+  account: l.account_code,
+  vatRate: l.vat_rate,
+  catalogCode: l.catalog_code,
+  net: l.net,
+  vat: l.vat,
+  gross: l.gross,
+});
+
+function eventData(scope: CompanyScope, row: InvoiceRow, number: string, entryId: string) {
+  return {
+    invoiceId: row.id,
+    legalEntityId: scope.legalEntityId,
+    kind: row.kind,
+    number,
+    date: row.invoice_date,
+    counterpartyId: row.counterparty_id,
+    currency: row.currency,
+    totalGross: inCurrency(row.total_gross, row.currency),
+    entryId,
+  };
+}
+
+/** Sales and purchase invoices: drafts, their posting into the ledger and their cancellation. */
+export function createInvoices({ companies, webhookEvents }: { companies: CompanyScopes; webhookEvents: WebhookEvents }) {
+  async function listInvoices(
+    principal: Principal,
+    legalEntityId: string,
+    query: PageQuery & Omit<InvoiceFilter, 'limit' | 'offset'>,
+  ): Promise<Schemas['InvoicePage']> {
+    return companies.read(principal, legalEntityId, async (tx, scope) => {
+      const { rows, total } = await listInvoiceRows(tx, scope, { ...query, limit: query.size, offset: query.page * query.size });
+      const lines = await invoiceLinesOf(tx, scope, rows.map((r) => r.id));
+      const byInvoice = new Map<string, InvoiceLineRow[]>();
+      for (const l of lines) byInvoice.set(l.invoice_id, [...(byInvoice.get(l.invoice_id) ?? []), l]);
+      return pageOf(rows.map((r) => toInvoice(r, byInvoice.get(r.id) ?? [])), query, total);
+    });
+  }
+
+  async function getInvoice(principal: Principal, legalEntityId: string, id: string): Promise<Invoice> {
+    return companies.read(principal, legalEntityId, async (tx, scope) => invoiceOf(tx, scope, await readInvoice(tx, scope, id)));
+  }
+
+  async function createInvoice(principal: Principal, legalEntityId: string, input: InvoiceCreate, ctx: RequestContext): Promise<Invoice> {
+    try {
+      return await companies.change(principal, legalEntityId, async (tx, scope) => {
+        const content = await draftContent(tx, scope, input.kind, input);
+        const id = randomUUID();
+        await insertDraft(tx, scope, { ...content, id, kind: input.kind, createdBy: principal.membershipId });
+        await recordCallerEvent(tx, principal, ctx, {
+          action: 'invoice.created',
+          subjectType: SUBJECT,
+          subjectId: id,
+          details: `${input.kind} draft, ${content.lines.length} lines, total ${content.totalGross} ${content.currency}`,
+        });
+        return invoiceOf(tx, scope, (await findInvoice(tx, scope, id))!);
+      });
+    } catch (err) {
+      if (err instanceof DuplicateRowError && err.constraint === 'invoices_supplier_number_key') throw supplierNumberTaken(input.number!);
+      throw err;
+    }
+  }
+
+  async function updateInvoice(principal: Principal, legalEntityId: string, id: string, input: InvoiceUpdate, ctx: RequestContext): Promise<Invoice> {
+    try {
+      return await companies.change(
+        principal,
+        legalEntityId,
+        async (tx, scope) => {
+          // Held until commit: a posting or another edit of this draft waits, then sees this one.
+          const current = await readInvoice(tx, scope, id, { lock: true });
+          if (current.status !== 'DRAFT') throw notDraft(current, 'a posted invoice is never edited; cancel it instead');
+          if (Number(current.version) !== input.expectedVersion) {
+            throw new AppError('stale-version', `The invoice changed since version ${input.expectedVersion}; reload it and retry`);
+          }
+          const content = await draftContent(tx, scope, current.kind, input);
+          await replaceDraft(tx, scope, id, input.expectedVersion, content);
+          await recordCallerEvent(tx, principal, ctx, {
+            action: 'invoice.updated',
+            subjectType: SUBJECT,
+            subjectId: id,
+            details: `version ${input.expectedVersion + 1}, ${content.lines.length} lines, total ${content.totalGross} ${content.currency}`,
+          });
+          return invoiceOf(tx, scope, (await findInvoice(tx, scope, id))!);
+        },
+        async (tx, scope) => {
+          await readInvoice(tx, scope, id);
+        },
+      );
+    } catch (err) {
+      if (err instanceof DuplicateRowError && err.constraint === 'invoices_supplier_number_key') throw supplierNumberTaken(input.number!);
+      throw err;
+    }
+  }
+
+  async function deleteInvoice(principal: Principal, legalEntityId: string, id: string, ctx: RequestContext): Promise<void> {
+    await companies.change(
+      principal,
+      legalEntityId,
+      async (tx, scope) => {
+        const current = await readInvoice(tx, scope, id, { lock: true });
+        if (current.status !== 'DRAFT' || !(await deleteDraft(tx, scope, id))) throw notDraft(current, 'a posted invoice is never deleted; cancel it instead');
+        await recordCallerEvent(tx, principal, ctx, { action: 'invoice.deleted', subjectType: SUBJECT, subjectId: id, details: `${current.kind} draft` });
+      },
+      async (tx, scope) => {
+        await readInvoice(tx, scope, id);
+      },
+    );
+  }
+
+  /**
+   * Runs a document change that posts an entry: the company checked (404, 409 company-archived), the
+   * invoice found (404) and held, the ledger's refusals at commit answered as problems, the webhook
+   * deliveries started after the commit.
+   */
+  async function postingChange(
+    principal: Principal,
+    legalEntityId: string,
+    id: string,
+    work: (tx: Tx, scope: CompanyScope, current: InvoiceRow) => Promise<{ invoice: Invoice; starts: RecordedStart[] }>,
+  ): Promise<Invoice> {
+    let done: { invoice: Invoice; starts: RecordedStart[] };
+    try {
+      done = await companies.change(
+        principal,
+        legalEntityId,
+        async (tx, scope) => work(tx, scope, await readInvoice(tx, scope, id, { lock: true })),
+        async (tx, scope) => {
+          await readInvoice(tx, scope, id);
+        },
+      );
+    } catch (err) {
+      throw postingProblemOf(err) ?? err;
+    }
+    await webhookEvents.dispatch(done.starts);
+    return done.invoice;
+  }
+
+  async function postInvoice(principal: Principal, legalEntityId: string, id: string, ctx: RequestContext): Promise<Invoice> {
+    return postingChange(principal, legalEntityId, id, async (tx, scope, current) => {
+      // Posting is idempotent: a posted (or paid) invoice is answered as it is.
+      if (current.status === 'POSTED') return { invoice: await invoiceOf(tx, scope, current), starts: [] };
+      if (current.status !== 'DRAFT') throw notDraft(current, 'a cancelled invoice is not posted again; draft a new one');
+      let rate: { rate: string; rateDate: string } | null = null;
+      if (current.currency !== FUNCTIONAL_CURRENCY) {
+        rate = await storedCbuRate(tx, current.currency, current.invoice_date);
+        if (!rate) {
+          throw new AppError('rate-unavailable', `No CBU rate is stored for ${current.currency} on or before ${current.invoice_date}`, {
+            currencies: [current.currency],
+            date: current.invoice_date,
+          });
+        }
+      }
+      const lines = (await invoiceLinesOf(tx, scope, [id])).map(postingLineOf);
+      const amounts = { lines, totalNet: current.total_net, totalVat: current.total_vat, totalGross: current.total_gross };
+      const converted = uzsAmountsOf(amounts, rate?.rate ?? null);
+      const toPost = { kind: current.kind, counterpartyId: current.counterparty_id, currency: current.currency, totalGross: current.total_gross, lines };
+      let number = current.number!;
+      let sequence: { year: number; number: number } | null = null;
+      if (current.kind === 'SALES') {
+        const year = Number(current.invoice_date.slice(0, 4));
+        const next = await takeSalesNumber(tx, scope, year);
+        sequence = { year, number: next };
+        number = `${year}-${String(next).padStart(6, '0')}`;
+      }
+      const entryLines = invoiceEntryLines(toPost, converted, rate, accounts);
+      const prepared = prepareEntry({
+        entryDate: current.invoice_date,
+        description: `${current.kind === 'SALES' ? 'Sales invoice' : 'Purchase invoice'} ${number}, ${current.counterparty_name}`.slice(0, 500),
+        reference: number,
+        lines: entryLines.map((l) => ({
+          accountCode: l.accountCode,
+          counterpartyId: l.counterpartyId,
+          debit: l.debit,
+          credit: l.credit,
+          ...(l.currency ? { currency: l.currency, currencyAmount: l.currencyAmount!, rate: l.rate!, rateSource: 'CBU' as const } : {}),
+        })),
+      });
+      const requestId = systemRequestId(`invoice-posting:${scope.tenantId}:${id}`);
+      const entryId = randomUUID();
+      const written = await writeEntry(tx, principal, scope, ctx, await readPostingContext(tx, scope, requestId, prepared), {
+        id: entryId,
+        requestId,
+        prepared,
+        source: { type: 'INVOICE', id },
+        audit: {
+          action: 'invoice.posted',
+          subjectType: SUBJECT,
+          subjectId: id,
+          details: `${current.kind} ${number}, total ${inCurrency(current.total_gross, current.currency)} ${current.currency}`,
+        },
+        event: null,
+      });
+      // The invoice row is held, and a draft has no entry: nothing can have posted it before.
+      if (written.replayed) throw new Error(`invoice ${id}: its posting entry exists while it is a draft`);
+      await markPosted(tx, scope, id, {
+        number,
+        sequenceYear: sequence?.year ?? null,
+        sequenceNumber: sequence?.number ?? null,
+        rate: rate?.rate ?? null,
+        rateDate: rate?.rateDate ?? null,
+        grossUzs: converted.grossUzs,
+        vatUzs: converted.vatUzs,
+        lineUzs: converted.lines,
+        entryId,
+        postedBy: principal.membershipId,
+      });
+      const starts = await webhookEvents.record(tx, scope.tenantId, { type: 'invoice.posted', data: eventData(scope, current, number, entryId) });
+      return { invoice: await invoiceOf(tx, scope, (await findInvoice(tx, scope, id))!), starts };
+    });
+  }
+
+  async function cancelInvoice(principal: Principal, legalEntityId: string, id: string, input: Schemas['DocumentCancellation'], ctx: RequestContext): Promise<Invoice> {
+    return postingChange(principal, legalEntityId, id, async (tx, scope, current) => {
+      if (current.status === 'CANCELLED') {
+        // The same request again is answered with what it did; another cancellation has nothing left to do.
+        if (current.cancellation_request_id === input.requestId) return { invoice: await invoiceOf(tx, scope, current), starts: [] };
+        throw notDraft(current, 'it is cancelled already');
+      }
+      if (current.status === 'DRAFT') throw notDraft(current, 'a draft is deleted, not cancelled');
+      if (!new Decimal(current.allocated).isZero()) {
+        throw new AppError('document-has-allocations', `Payments of ${inCurrency(current.allocated, current.currency)} ${current.currency} are allocated to the invoice; cancel them first`);
+      }
+      if (input.date < current.invoice_date) {
+        throw new AppError('validation', 'A cancellation cannot be dated before the invoice', { errors: [{ path: '/body/date', message: `must be on or after ${current.invoice_date}` }] });
+      }
+      const original = (await loadEntry(tx, scope, { id: current.entry_id! }))!;
+      const prepared = prepareReversal(original, { entryDate: input.date, reason: `cancellation of invoice ${current.number}: ${input.reason}` });
+      const requestId = systemRequestId(`invoice-cancellation:${scope.tenantId}:${id}`);
+      const entryId = randomUUID();
+      const written = await writeEntry(tx, principal, scope, ctx, await readPostingContext(tx, scope, requestId, prepared), {
+        id: entryId,
+        requestId,
+        prepared,
+        source: { type: 'INVOICE', id },
+        audit: { action: 'invoice.cancelled', subjectType: SUBJECT, subjectId: id, details: `${current.kind} ${current.number}, dated ${input.date}` },
+        event: null,
+      });
+      if (written.replayed) throw new Error(`invoice ${id}: its cancellation entry exists while it is posted`);
+      await markCancelled(tx, scope, id, { entryId, date: input.date, reason: input.reason, requestId: input.requestId });
+      const starts = await webhookEvents.record(tx, scope.tenantId, { type: 'invoice.cancelled', data: eventData(scope, current, current.number!, entryId) });
+      return { invoice: await invoiceOf(tx, scope, (await findInvoice(tx, scope, id))!), starts };
+    });
+  }
+
+  return { listInvoices, getInvoice, createInvoice, updateInvoice, deleteInvoice, postInvoice, cancelInvoice };
+}

@@ -1,0 +1,306 @@
+import { selectBatch, selectRows, type Db, type Statement, type Tx } from '../../connection';
+import type { CompanyScope } from '../organisation/companies';
+import type { InvoiceKind, InvoiceLine, TaxRegime } from '../../../core/invoices/invoices';
+
+// Invoices and their lines. Serves listInvoices, createInvoice, getInvoice, updateInvoice, deleteInvoice,
+// postInvoice (the gapless SALES number, the posted amounts) and cancelInvoice. Raw SQL throughout: a draft's
+// lines are replaced whole with one unnest insert, the list filters on a derived status, and the posting's
+// writes are guarded by the status they expect (the triggers of migration 2026.11.26T14.00.00.invoices
+// refuse any change to a posted invoice's content whatever is sent). Amounts come back as NUMERIC text.
+
+export type StoredStatus = 'DRAFT' | 'POSTED' | 'CANCELLED';
+
+export interface InvoiceRow {
+  id: string;
+  kind: InvoiceKind;
+  status: StoredStatus;
+  number: string | null;
+  invoice_date: string;
+  due_date: string;
+  counterparty_id: string;
+  counterparty_name: string;
+  currency: string;
+  description: string | null;
+  total_net: string;
+  total_vat: string;
+  total_gross: string;
+  allocated: string;
+  rate: string | null;
+  rate_date: string | null;
+  gross_uzs: string | null;
+  vat_uzs: string | null;
+  entry_id: string | null;
+  posted_at: Date | null;
+  cancellation_entry_id: string | null;
+  cancellation_date: string | null;
+  cancellation_reason: string | null;
+  cancellation_request_id: string | null;
+  version: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface InvoiceLineRow {
+  invoice_id: string;
+  line_no: number;
+  description: string;
+  quantity: string;
+  unit_price: string;
+  account_code: string;
+  vat_rate: string | null;
+  catalog_code: string | null;
+  net: string;
+  vat: string;
+  gross: string;
+  net_uzs: string | null;
+  vat_uzs: string | null;
+}
+
+const COLUMNS = `i.id, i.kind, i.status, i.number, to_char(i.invoice_date, 'YYYY-MM-DD') AS invoice_date, to_char(i.due_date, 'YYYY-MM-DD') AS due_date,
+  i.counterparty_id, c.name AS counterparty_name, i.currency, i.description, i.total_net, i.total_vat, i.total_gross, i.allocated,
+  i.rate, to_char(i.rate_date, 'YYYY-MM-DD') AS rate_date, i.gross_uzs, i.vat_uzs, i.entry_id, i.posted_at,
+  i.cancellation_entry_id, to_char(i.cancellation_date, 'YYYY-MM-DD') AS cancellation_date, i.cancellation_reason, i.cancellation_request_id,
+  i.version, i.created_at, i.updated_at`;
+const FROM = 'invoices i JOIN counterparties c ON c.tenant_id = i.tenant_id AND c.id = i.counterparty_id';
+
+const LINE_COLUMNS = `invoice_id, line_no, description, quantity::text AS quantity, unit_price::text AS unit_price, account_code,
+  vat_rate::text AS vat_rate, catalog_code, net, vat, gross, net_uzs, vat_uzs`;
+
+/** The invoice, with its counterparty's name; `lock` holds the invoice row FOR UPDATE until the transaction ends. */
+export async function findInvoice(tx: Db, scope: CompanyScope, id: string, options: { lock?: boolean } = {}): Promise<InvoiceRow | null> {
+  const [row] = await selectRows<InvoiceRow>(
+    tx,
+    `SELECT ${COLUMNS} FROM ${FROM} WHERE i.tenant_id = :tenantId AND i.legal_entity_id = :legalEntityId AND i.id = :id${options.lock ? ' FOR UPDATE OF i' : ''}`,
+    { ...scope, id },
+  );
+  return row ?? null;
+}
+
+export async function invoiceLinesOf(tx: Db, scope: CompanyScope, ids: string[]): Promise<InvoiceLineRow[]> {
+  if (ids.length === 0) return [];
+  return selectRows<InvoiceLineRow>(
+    tx,
+    `SELECT ${LINE_COLUMNS} FROM invoice_lines WHERE tenant_id = :tenantId AND invoice_id = ANY(CAST(:ids AS uuid[])) ORDER BY invoice_id, line_no`,
+    { tenantId: scope.tenantId, ids: `{${ids.join(',')}}` },
+  );
+}
+
+export interface InvoiceFilter {
+  kind?: InvoiceKind;
+  status?: StoredStatus | 'PAID';
+  counterpartyId?: string;
+  dateFrom?: string;
+  dateTo?: string;
+  q: string;
+  limit: number;
+  offset: number;
+}
+
+/** A page of the company's invoices, newest first (date, then id). POSTED lists those with something outstanding, PAID the rest. */
+export async function listInvoices(tx: Db, scope: CompanyScope, filter: InvoiceFilter): Promise<{ rows: InvoiceRow[]; total: number }> {
+  const conditions = ['i.tenant_id = :tenantId', 'i.legal_entity_id = :legalEntityId'];
+  if (filter.kind) conditions.push('i.kind = :kind');
+  if (filter.status === 'PAID') conditions.push("i.status = 'POSTED' AND i.allocated = i.total_gross");
+  else if (filter.status === 'POSTED') conditions.push("i.status = 'POSTED' AND i.allocated < i.total_gross");
+  else if (filter.status) conditions.push('i.status = :status');
+  if (filter.counterpartyId) conditions.push('i.counterparty_id = :counterpartyId');
+  if (filter.dateFrom) conditions.push('i.invoice_date >= :dateFrom');
+  if (filter.dateTo) conditions.push('i.invoice_date <= :dateTo');
+  if (filter.q !== '') conditions.push("i.number LIKE :prefix ESCAPE '\\'");
+  const where = conditions.join(' AND ');
+  const replacements = { ...scope, ...filter, prefix: `${filter.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%` };
+  const [counted] = await selectRows<{ total: string }>(tx, `SELECT count(*) AS total FROM invoices i WHERE ${where}`, replacements);
+  const rows = await selectRows<InvoiceRow>(tx, `SELECT ${COLUMNS} FROM ${FROM} WHERE ${where} ORDER BY i.invoice_date DESC, i.id LIMIT :limit OFFSET :offset`, replacements);
+  return { rows, total: Number(counted!.total) };
+}
+
+/** What a draft is checked against: the company's VAT setting and the counterparty (one round trip with the chart's check). */
+export interface DraftContext {
+  vat: { taxRegime: TaxRegime | null; vatRate: string | null };
+  counterparty: { archived: boolean; paymentTermsDays: number } | null;
+}
+
+export function draftContextStatement(scope: CompanyScope, counterpartyId: string): Statement {
+  return {
+    sql: `SELECT (SELECT json_build_object('taxRegime', tax_regime, 'vatRate', vat_rate::text) FROM company_accounting_settings
+                   WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId) AS vat,
+                 (SELECT json_build_object('archived', archived, 'paymentTermsDays', payment_terms_days) FROM counterparties
+                   WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId AND id = :counterpartyId) AS counterparty`,
+    replacements: { ...scope, counterpartyId },
+  };
+}
+
+export function draftContextOf(row: Record<string, unknown>): DraftContext {
+  const r = row as { vat: DraftContext['vat'] | null; counterparty: DraftContext['counterparty'] };
+  return { vat: r.vat ?? { taxRegime: null, vatRate: null }, counterparty: r.counterparty };
+}
+
+/** A draft's content as written. */
+export interface DraftContent {
+  number: string | null;
+  invoiceDate: string;
+  dueDate: string;
+  counterpartyId: string;
+  currency: string;
+  description: string | null;
+  totalNet: string;
+  totalVat: string;
+  totalGross: string;
+  lines: InvoiceLine[];
+}
+
+const draftReplacements = (content: DraftContent) => ({
+  number: content.number,
+  invoiceDate: content.invoiceDate,
+  dueDate: content.dueDate,
+  counterpartyId: content.counterpartyId,
+  currency: content.currency,
+  description: content.description,
+  lineCount: content.lines.length,
+  totalNet: content.totalNet,
+  totalVat: content.totalVat,
+  totalGross: content.totalGross,
+});
+
+function linesInsert(scope: CompanyScope, invoiceId: string, lines: InvoiceLine[]): Statement {
+  return {
+    sql: `INSERT INTO invoice_lines (tenant_id, invoice_id, line_no, description, quantity, unit_price, account_code, vat_rate, catalog_code, net, vat, gross)
+          SELECT :tenantId, :invoiceId, l.* FROM unnest(ARRAY[:lineNos]::int[], ARRAY[:descriptions]::text[], ARRAY[:quantities]::numeric[],
+                 ARRAY[:prices]::numeric[], ARRAY[:accounts]::text[], ARRAY[:rates]::numeric[], ARRAY[:catalogCodes]::text[],
+                 ARRAY[:nets]::numeric[], ARRAY[:vats]::numeric[], ARRAY[:grosses]::numeric[])
+                 AS l(line_no, description, quantity, unit_price, account_code, vat_rate, catalog_code, net, vat, gross)`,
+    replacements: {
+      tenantId: scope.tenantId,
+      invoiceId,
+      lineNos: lines.map((l) => l.lineNo),
+      descriptions: lines.map((l) => l.description),
+      quantities: lines.map((l) => l.quantity),
+      prices: lines.map((l) => l.unitPrice),
+      accounts: lines.map((l) => l.account),
+      rates: lines.map((l) => l.vatRate),
+      catalogCodes: lines.map((l) => l.catalogCode),
+      nets: lines.map((l) => l.net),
+      vats: lines.map((l) => l.vat),
+      grosses: lines.map((l) => l.gross),
+    },
+  };
+}
+
+/** Writes a new draft at version 1 and its lines (one round trip). */
+export async function insertDraft(tx: Tx, scope: CompanyScope, draft: DraftContent & { id: string; kind: InvoiceKind; createdBy: string | null }): Promise<void> {
+  await selectBatch(tx, [
+    {
+      sql: `INSERT INTO invoices (tenant_id, id, legal_entity_id, kind, status, number, invoice_date, due_date, counterparty_id, currency, description,
+                                  line_count, total_net, total_vat, total_gross, version, created_by_membership_id)
+            VALUES (:tenantId, :id, :legalEntityId, :kind, 'DRAFT', :number, :invoiceDate, :dueDate, :counterpartyId, :currency, :description,
+                    :lineCount, :totalNet, :totalVat, :totalGross, 1, :createdBy)`,
+      replacements: { ...scope, id: draft.id, kind: draft.kind, createdBy: draft.createdBy, ...draftReplacements(draft) },
+    },
+    linesInsert(scope, draft.id, draft.lines),
+  ]);
+}
+
+/** Replaces a draft's content and lines, version + 1; false when it is no longer that version or no longer a draft. */
+export async function replaceDraft(tx: Tx, scope: CompanyScope, id: string, expectedVersion: number, content: DraftContent): Promise<boolean> {
+  const [updated] = await selectRows<{ id: string }>(
+    tx,
+    `UPDATE invoices SET number = :number, invoice_date = :invoiceDate, due_date = :dueDate, counterparty_id = :counterpartyId, currency = :currency,
+            description = :description, line_count = :lineCount, total_net = :totalNet, total_vat = :totalVat, total_gross = :totalGross,
+            version = version + 1, updated_at = now()
+      WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId AND id = :id AND version = :expectedVersion AND status = 'DRAFT'
+      RETURNING id`,
+    { ...scope, id, expectedVersion, ...draftReplacements(content) },
+  );
+  if (!updated) return false;
+  await selectBatch(tx, [
+    { sql: 'DELETE FROM invoice_lines WHERE tenant_id = :tenantId AND invoice_id = :id', replacements: { tenantId: scope.tenantId, id } },
+    linesInsert(scope, id, content.lines),
+  ]);
+  return true;
+}
+
+/** Deletes a draft and its lines; false when it is not a draft (any more). */
+export async function deleteDraft(tx: Db, scope: CompanyScope, id: string): Promise<boolean> {
+  const rows = await selectRows<{ id: string }>(
+    tx,
+    "DELETE FROM invoices WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId AND id = :id AND status = 'DRAFT' RETURNING id",
+    { ...scope, id },
+  );
+  return rows.length === 1;
+}
+
+/**
+ * The next number of the company's SALES series of `year`: the counter row is taken and held until commit,
+ * so concurrent postings of one company and year wait for each other and a rolled-back posting returns its
+ * number (gapless).
+ */
+export async function takeSalesNumber(tx: Db, scope: CompanyScope, year: number): Promise<number> {
+  const [row] = await selectRows<{ number: number }>(
+    tx,
+    `INSERT INTO document_counters AS c (tenant_id, legal_entity_id, series, year, next_number) VALUES (:tenantId, :legalEntityId, 'SALES', :year, 2)
+     ON CONFLICT (tenant_id, legal_entity_id, series, year) DO UPDATE SET next_number = c.next_number + 1
+     RETURNING c.next_number - 1 AS number`,
+    { ...scope, year },
+  );
+  return Number(row!.number);
+}
+
+/** The latest stored CBU rate of `currency` on or before `date`, or null. */
+export async function storedCbuRate(tx: Db, currency: string, date: string): Promise<{ rate: string; rateDate: string } | null> {
+  const [row] = await selectRows<{ rate: string; rate_date: string }>(
+    tx,
+    `SELECT rate::text AS rate, to_char(effective_date, 'YYYY-MM-DD') AS rate_date FROM exchange_rates
+      WHERE source = 'CBU' AND currency_code = :currency AND effective_date <= :date ORDER BY effective_date DESC LIMIT 1`,
+    { currency, date },
+  );
+  return row ? { rate: row.rate, rateDate: row.rate_date } : null;
+}
+
+export interface Posted {
+  number: string;
+  sequenceYear: number | null;
+  sequenceNumber: number | null;
+  rate: string | null;
+  rateDate: string | null;
+  grossUzs: string;
+  vatUzs: string;
+  lineUzs: Array<{ netUzs: string; vatUzs: string }>;
+  entryId: string;
+  postedBy: string | null;
+}
+
+/** Records the posting on a draft (its lines' UZS amounts first, while it is still a draft), version + 1. */
+export async function markPosted(tx: Tx, scope: CompanyScope, id: string, posted: Posted): Promise<void> {
+  await selectBatch(tx, [
+    {
+      sql: `UPDATE invoice_lines l SET net_uzs = u.net_uzs, vat_uzs = u.vat_uzs
+              FROM unnest(ARRAY[:lineNos]::int[], ARRAY[:nets]::numeric[], ARRAY[:vats]::numeric[]) AS u(line_no, net_uzs, vat_uzs)
+             WHERE l.tenant_id = :tenantId AND l.invoice_id = :id AND l.line_no = u.line_no`,
+      replacements: {
+        tenantId: scope.tenantId,
+        id,
+        lineNos: posted.lineUzs.map((_, i) => i + 1),
+        nets: posted.lineUzs.map((l) => l.netUzs),
+        vats: posted.lineUzs.map((l) => l.vatUzs),
+      },
+    },
+    {
+      sql: `UPDATE invoices SET status = 'POSTED', number = :number, sequence_year = :sequenceYear, sequence_number = :sequenceNumber,
+                   rate = CAST(:rate AS numeric), rate_date = CAST(:rateDate AS date), gross_uzs = :grossUzs, vat_uzs = :vatUzs, entry_id = :entryId,
+                   posted_at = now(), posted_by_membership_id = :postedBy, version = version + 1, updated_at = now()
+             WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId AND id = :id AND status = 'DRAFT'`,
+      replacements: { ...scope, id, ...posted, lineUzs: null },
+    },
+  ]);
+}
+
+/** Records the cancellation of a posted invoice, version + 1. */
+export async function markCancelled(tx: Db, scope: CompanyScope, id: string, cancellation: { entryId: string; date: string; reason: string; requestId: string }): Promise<void> {
+  await selectRows(
+    tx,
+    `UPDATE invoices SET status = 'CANCELLED', cancellation_entry_id = :entryId, cancellation_date = :date, cancellation_reason = :reason,
+            cancellation_request_id = :requestId, version = version + 1, updated_at = now()
+      WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId AND id = :id AND status = 'POSTED'`,
+    { ...scope, id, ...cancellation },
+  );
+}
