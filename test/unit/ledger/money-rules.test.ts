@@ -3,7 +3,10 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { convertToUzs, currencyDecimals, decimalsOf } from '../../../core/ledger/currency';
 import { AMOUNT_PATTERN, formatMinorUnits, toMinorUnits } from '../../../core/ledger/money';
-import { AMOUNTS, CONVERSIONS, COPIED, CURRENCY_DECIMALS, FOREIGN_AMOUNTS, GROUPED, NOT_AMOUNTS, RATE_NUMBERS, SIGNED_SUMS, TYPED_AMOUNTS } from './money-vectors';
+import { computeInvoice, type InvoiceLineInput } from '../../../core/invoices/invoices';
+import {
+  AMOUNTS, CONVERSIONS, COPIED, CURRENCY_DECIMALS, FOREIGN_AMOUNTS, GROUPED, INVOICE_LINES, INVOICE_TOTALS, NOT_AMOUNTS, RATE_NUMBERS, SIGNED_SUMS, TYPED_AMOUNTS, VAT_RATES,
+} from './money-vectors';
 
 // The console's modules are browser JS, checked against their JSDoc by api/web/static/tsconfig.json; the root
 // project reads no JS, so their signatures are stated here as that JSDoc gives them.
@@ -18,6 +21,11 @@ interface ConsoleMoney {
   formatAmount(value: string | null | undefined): string;
   plainAmount(text: string): string;
   ungroupText(text: string): string;
+  QUANTITY: RegExp;
+  UNIT_PRICE: RegExp;
+  VAT_RATE: RegExp;
+  formatUnits(units: bigint, places: number): string;
+  invoiceLineUnits(quantity: string, unitPrice: string, vatRate: string | null, places?: number): { net: bigint; vat: bigint; gross: bigint };
 }
 interface ConsoleCurrency {
   currencyDecimals(code: string): number;
@@ -28,7 +36,12 @@ const consoleCurrency = jest.requireActual<ConsoleCurrency>('../../../api/web/st
 
 /** The shape the OpenAPI document gives a line's foreign amount; core then holds it to the currency's decimals. */
 const document = parse(readFileSync(join(__dirname, '../../../api/openapi.yaml'), 'utf8')) as {
-  components: { schemas: { JournalLineCreate: { properties: { currencyAmount: { pattern: string } } } } };
+  components: {
+    schemas: {
+      JournalLineCreate: { properties: { currencyAmount: { pattern: string } } };
+      InvoiceLineInput: { properties: { quantity: { pattern: string }; unitPrice: { pattern: string } } };
+    };
+  };
 };
 const FOREIGN_AMOUNT_SHAPE = new RegExp(document.components.schemas.JournalLineCreate.properties.currencyAmount.pattern);
 
@@ -112,5 +125,53 @@ describe('foreign currencies: core and the console allow the same decimals', () 
   test.each(FOREIGN_AMOUNTS)('$amount $currency is taken: $accepted', ({ currency, amount, accepted }) => {
     const byApi = FOREIGN_AMOUNT_SHAPE.test(amount) && decimalsOf(amount) <= currencyDecimals(currency);
     expect([byApi, consoleCurrency.foreignAmountPattern(currency).test(amount)]).toEqual([accepted, accepted]);
+  });
+});
+
+describe('invoice lines: core and the console compute a draft\'s amounts alike', () => {
+  /** A line of the vectors as core takes it: the rate a JSON number, as the console sends it. */
+  const coreLine = (l: { quantity: string; unitPrice: string; vatRate: string | null }): InvoiceLineInput => ({
+    description: 'Goods', quantity: l.quantity, unitPrice: l.unitPrice, vatRate: l.vatRate === null ? null : Number(l.vatRate),
+  });
+  const byCore = (currency: string, lines: { quantity: string; unitPrice: string; vatRate: string | null }[]) =>
+    computeInvoice('SALES', lines.map(coreLine), currency, { taxRegime: 'GENERAL', vatRate: '12' }, { revenue: '9020' });
+
+  test('the form checks quantities and unit prices with the document\'s patterns', () => {
+    const line = document.components.schemas.InvoiceLineInput.properties;
+    expect(consoleMoney.QUANTITY.source).toBe(line.quantity.pattern);
+    expect(consoleMoney.UNIT_PRICE.source).toBe(line.unitPrice.pattern);
+  });
+
+  const lineCases = INVOICE_LINES.map((c) => ({ ...c, rate: c.vatRate === null ? 'exempt' : `VAT ${c.vatRate} %` }));
+  test.each(lineCases)('$quantity × $unitPrice $currency, $rate: net $net, VAT $vat, gross $gross', ({ quantity, unitPrice, vatRate, currency, net, vat, gross, float }) => {
+    expect([consoleMoney.QUANTITY.test(quantity), consoleMoney.UNIT_PRICE.test(unitPrice)]).toEqual([true, true]);
+    if (vatRate !== null) expect(consoleMoney.VAT_RATE.test(vatRate)).toBe(true);
+    const [line] = byCore(currency, [{ quantity, unitPrice, vatRate }]).lines;
+    expect({ net: line!.net, vat: line!.vat, gross: line!.gross }).toEqual({ net, vat, gross });
+    const places = consoleCurrency.currencyDecimals(currency);
+    const units = consoleMoney.invoiceLineUnits(quantity, unitPrice, vatRate, places);
+    expect({ net: consoleMoney.formatUnits(units.net, places), vat: consoleMoney.formatUnits(units.vat, places), gross: consoleMoney.formatUnits(units.gross, places) }).toEqual({ net, vat, gross });
+    if (float !== undefined) expect((Number(quantity) * Number(unitPrice)).toFixed(places)).toBe(float);
+  });
+
+  test.each(INVOICE_TOTALS)('$currency invoice: totals $totalNet + $totalVat = $totalGross', ({ currency, lines, totalNet, totalVat, totalGross }) => {
+    const core = byCore(currency, lines);
+    expect({ totalNet: core.totalNet, totalVat: core.totalVat, totalGross: core.totalGross }).toEqual({ totalNet, totalVat, totalGross });
+    const places = consoleCurrency.currencyDecimals(currency);
+    const sum = lines.map((l) => consoleMoney.invoiceLineUnits(l.quantity, l.unitPrice, l.vatRate, places))
+      .reduce((s, u) => ({ net: s.net + u.net, vat: s.vat + u.vat, gross: s.gross + u.gross }), { net: 0n, vat: 0n, gross: 0n });
+    expect({ totalNet: consoleMoney.formatUnits(sum.net, places), totalVat: consoleMoney.formatUnits(sum.vat, places), totalGross: consoleMoney.formatUnits(sum.gross, places) })
+      .toEqual({ totalNet, totalVat, totalGross });
+  });
+
+  test.each(VAT_RATES)('the VAT rate $text is taken: $accepted', ({ text, accepted }) => {
+    expect(consoleMoney.VAT_RATE.test(text)).toBe(accepted);
+    // What the console takes, core takes as the number sent.
+    if (accepted) expect(() => byCore('UZS', [{ quantity: '1', unitPrice: '100', vatRate: text }])).not.toThrow();
+  });
+
+  test('two decimals unless told otherwise, as formatMinor writes them', () => {
+    expect(consoleMoney.invoiceLineUnits('2', '1250.50', '12')).toEqual({ net: 250100n, vat: 30012n, gross: 280112n });
+    for (const { minor, formatted } of [...AMOUNTS, ...SIGNED_SUMS]) expect(consoleMoney.formatUnits(minor, 2)).toBe(formatted);
   });
 });

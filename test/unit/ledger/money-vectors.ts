@@ -1,6 +1,6 @@
-// The money rules the API (core/ledger/money.ts, core/ledger/currency.ts) and the console
-// (api/web/static/app/money.js, console/currency.js) both apply, as cases: money-rules.test.ts runs each case
-// through both. The console repeats the rules so that a posting form shows what the API will post; where the
+// The money rules the API (core/ledger/money.ts, core/ledger/currency.ts, core/invoices/invoices.ts) and the
+// console (api/web/static/app/money.js, console/currency.js) both apply, as cases: money-rules.test.ts runs each
+// case through both. The console repeats the rules so that a posting form shows what the API will post; where the
 // two differ, the form would show one UZS amount and the API refuse it, or post another.
 
 /** An amount as the API takes it (at most two decimals), its minor units, and the text they format back to. */
@@ -154,4 +154,63 @@ export const FOREIGN_AMOUNTS: readonly { currency: string; amount: string; accep
   { currency: 'CLF', amount: '0.1255', accepted: false },
   { currency: 'USD', amount: '9999999999999999.99', accepted: true },
   { currency: 'USD', amount: '10000000000000000', accepted: false },
+];
+
+/**
+ * An invoice line's amounts (core/invoices computeInvoice, the console's invoiceLineUnits): net = quantity × unit
+ * price, VAT = net × rate / 100, each rounded half-up to the currency's decimals, gross = net +
+ * VAT. `vatRate` null is exempt. `float` is what a float product rounds the net to where it differs.
+ */
+export const INVOICE_LINES: readonly { quantity: string; unitPrice: string; vatRate: string | null; currency: string; net: string; vat: string; gross: string; float?: string }[] = [
+  { quantity: '2', unitPrice: '1250.50', vatRate: '12', currency: 'UZS', net: '2501.00', vat: '300.12', gross: '2801.12' },
+  { quantity: '1.5', unitPrice: '333.3333', vatRate: '12', currency: 'UZS', net: '500.00', vat: '60.00', gross: '560.00' }, // 499.99995
+  { quantity: '3', unitPrice: '1.005', vatRate: null, currency: 'UZS', net: '3.02', vat: '0.00', gross: '3.02', float: '3.01' }, // exactly 3.015
+  { quantity: '1', unitPrice: '0.125', vatRate: null, currency: 'UZS', net: '0.13', vat: '0.00', gross: '0.13' }, // half-up, where half-even gives 0.12
+  { quantity: '3', unitPrice: '0.0035', vatRate: '12', currency: 'UZS', net: '0.01', vat: '0.00', gross: '0.01' }, // 0.0105; VAT 0.0012
+  { quantity: '1', unitPrice: '10.625', vatRate: '12', currency: 'UZS', net: '10.63', vat: '1.28', gross: '11.91' }, // VAT of the rounded net: 1.2756
+  { quantity: '1', unitPrice: '0.2', vatRate: '12.5', currency: 'UZS', net: '0.20', vat: '0.03', gross: '0.23' }, // VAT 0.025: half-up
+  { quantity: '0.001', unitPrice: '999.9999', vatRate: '15', currency: 'UZS', net: '1.00', vat: '0.15', gross: '1.15' },
+  { quantity: '7', unitPrice: '100', vatRate: '0', currency: 'UZS', net: '700.00', vat: '0.00', gross: '700.00' }, // zero-rated, not exempt
+  { quantity: '1', unitPrice: '1', vatRate: '100', currency: 'UZS', net: '1.00', vat: '1.00', gross: '2.00' },
+  { quantity: '1000000000', unitPrice: '12345678.9012', vatRate: '12', currency: 'UZS', net: '12345678901200000.00', vat: '1481481468144000.00', gross: '13827160369344000.00' }, // past 2^53
+  { quantity: '3', unitPrice: '333.5', vatRate: '10', currency: 'JPY', net: '1001', vat: '100', gross: '1101' }, // no decimals: 1000.5, 100.1
+  { quantity: '2.5', unitPrice: '1.2345', vatRate: '5', currency: 'KWD', net: '3.086', vat: '0.154', gross: '3.240' }, // three: 3.08625, 0.1543
+  { quantity: '2', unitPrice: '49.995', vatRate: '12', currency: 'USD', net: '99.99', vat: '12.00', gross: '111.99' }, // VAT 11.9988
+];
+
+/** An invoice's totals: the sums of its lines' rounded amounts (never the rounding of a summed product). */
+export const INVOICE_TOTALS: readonly { currency: string; lines: { quantity: string; unitPrice: string; vatRate: string | null }[]; totalNet: string; totalVat: string; totalGross: string }[] = [
+  {
+    currency: 'UZS',
+    lines: [{ quantity: '2', unitPrice: '1250.50', vatRate: '12' }, { quantity: '1', unitPrice: '499.995', vatRate: null }],
+    totalNet: '3001.00', totalVat: '300.12', totalGross: '3301.12',
+  },
+  {
+    // Each line's VAT (12 % of 0.04: 0.0048) rounds to 0.00, so the total VAT is 0.00, where 12 % of the total net 0.12 would be 0.01.
+    currency: 'UZS',
+    lines: [{ quantity: '1', unitPrice: '0.0416', vatRate: '12' }, { quantity: '1', unitPrice: '0.0416', vatRate: '12' }, { quantity: '1', unitPrice: '0.0416', vatRate: '12' }],
+    totalNet: '0.12', totalVat: '0.00', totalGross: '0.12',
+  },
+  {
+    currency: 'JPY',
+    lines: [{ quantity: '1', unitPrice: '0.5', vatRate: '10' }, { quantity: '1', unitPrice: '0.5', vatRate: '10' }],
+    totalNet: '2', totalVat: '0', totalGross: '2',
+  },
+];
+
+/** A VAT rate typed in the invoice form (a percentage), and whether the console takes it: 0 to 100, two decimals. */
+export const VAT_RATES: readonly { text: string; accepted: boolean }[] = [
+  { text: '12', accepted: true },
+  { text: '12.5', accepted: true },
+  { text: '12.25', accepted: true },
+  { text: '0', accepted: true },
+  { text: '100', accepted: true },
+  { text: '100.00', accepted: true },
+  { text: '100.01', accepted: false },
+  { text: '101', accepted: false },
+  { text: '12.345', accepted: false },
+  { text: '012', accepted: false },
+  { text: '-1', accepted: false },
+  { text: '12%', accepted: false },
+  { text: '', accepted: false },
 ];

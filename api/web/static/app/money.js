@@ -1,5 +1,6 @@
 // @ts-check
-// Money as decimal strings with at most two decimals; sums in integer minor units (BigInt), never floats.
+// Money as decimal strings with at most two decimals; sums in integer minor units (BigInt), never floats. An invoice
+// line's amounts are worked the same way, in units of the currency's decimals (invoiceLineUnits).
 
 export const AMOUNT = /^(0|[1-9][0-9]{0,15})(\.[0-9]{1,2})?$/;
 
@@ -47,15 +48,68 @@ const MAX_MINOR = 10n ** 18n - 1n;
 export function convertToMinor(amount, rate) {
   const a = scaled(amount);
   const r = scaled(rate);
-  const product = a.digits * r.digits;
-  const scale = a.scale + r.scale;
-  let minor;
-  if (scale <= 2) minor = product * 10n ** BigInt(2 - scale);
-  else {
-    const unit = 10n ** BigInt(scale - 2);
-    minor = product / unit + ((product % unit) * 2n >= unit ? 1n : 0n);
-  }
+  const minor = roundHalfUp(a.digits * r.digits, a.scale + r.scale, 2);
   return minor > MAX_MINOR ? null : minor;
+}
+
+/**
+ * A non-negative scaled integer (`digits` × 10^-`scale`) rounded half-up to `places` decimals, in units of
+ * 10^-`places`: roundHalfUp(1286290005n, 3, 2) → 128629001n.
+ * @param {bigint} digits
+ * @param {number} scale
+ * @param {number} places
+ * @returns {bigint}
+ */
+function roundHalfUp(digits, scale, places) {
+  if (scale <= places) return digits * 10n ** BigInt(places - scale);
+  const unit = 10n ** BigInt(scale - places);
+  return digits / unit + ((digits % unit) * 2n >= unit ? 1n : 0n);
+}
+
+/** An invoice line's quantity as the API takes it: above zero (checked apart), at most three decimals. */
+export const QUANTITY = /^(0|[1-9][0-9]{0,14})(\.[0-9]{1,3})?$/;
+/** An invoice line's unit price in the invoice's currency: at most four decimals. */
+export const UNIT_PRICE = /^(0|[1-9][0-9]{0,16})(\.[0-9]{1,4})?$/;
+/** A VAT rate typed as a percentage: 0 to 100, at most two decimals ("12", "12.5"). */
+export const VAT_RATE = /^(100(\.0{1,2})?|[1-9]?[0-9](\.[0-9]{1,2})?)$/;
+
+/**
+ * `units` of 10^-`places` as a decimal with `places` decimals: formatUnits(125050n, 2) → "1250.50",
+ * formatUnits(1255n, 3) → "1.255", formatUnits(1250n, 0) → "1250"; a negative sum keeps its sign.
+ * @param {bigint} units
+ * @param {number} places
+ * @returns {string}
+ */
+export function formatUnits(units, places) {
+  const negative = units < 0n;
+  const abs = negative ? -units : units;
+  const unit = 10n ** BigInt(places);
+  const fraction = places > 0 ? `.${String(abs % unit).padStart(places, '0')}` : '';
+  return `${negative ? '-' : ''}${abs / unit}${fraction}`;
+}
+
+/**
+ * An invoice line's amounts as the API computes them, exactly, on the decimal strings (never floats): net =
+ * quantity × unit price and VAT = net × rate / 100, each rounded half-up to `places` (the currency's
+ * decimals), gross = net + VAT; in units of 10^-`places`. A `vatRate` of null is exempt (no VAT). The caller
+ * has checked QUANTITY, UNIT_PRICE and VAT_RATE.
+ * @param {string} quantity
+ * @param {string} unitPrice
+ * @param {string | null} vatRate a percentage, "12" for 12 %
+ * @param {number} [places]
+ * @returns {{ net: bigint, vat: bigint, gross: bigint }}
+ */
+export function invoiceLineUnits(quantity, unitPrice, vatRate, places = 2) {
+  const q = scaled(quantity);
+  const p = scaled(unitPrice);
+  const net = roundHalfUp(q.digits * p.digits, q.scale + p.scale, places);
+  let vat = 0n;
+  if (vatRate !== null) {
+    const r = scaled(vatRate);
+    // net × rate / 100: the rate's scale two more.
+    vat = roundHalfUp(net * r.digits, places + r.scale + 2, places);
+  }
+  return { net, vat, gross: net + vat };
 }
 
 /**

@@ -7,6 +7,7 @@ import { can } from '../session.js';
 import { accounts } from './accounts.js';
 import { failed } from './common.js';
 import { counterparties } from './counterparties.js';
+import { invoices } from './invoices.js';
 import { journal } from './journal.js';
 import { overview } from './overview.js';
 import { periods, stopPolling } from './periods.js';
@@ -24,6 +25,7 @@ const SECTIONS = [
   ['overview', 'Overview', () => true, overview],
   ['accounts', 'Chart of accounts', () => can('listCompanyAccounts'), accounts],
   ['counterparties', 'Counterparties', () => can('listCounterparties'), counterparties],
+  ['invoices', 'Invoices', () => can('listInvoices'), invoices],
   ['journal', 'Journal', () => can('listJournalEntries'), journal],
   ['trial-balance', 'Trial balance', () => can('getTrialBalance'), trialBalance],
   ['turnover-sheet', 'Turnover sheet', () => can('getTurnoverSheet'), turnoverSheet],
