@@ -36,6 +36,7 @@ import { identityHandlers } from './identity/handlers';
 import { accountingHandlers } from './accounting/handlers';
 import { counterpartyHandlers } from './counterparties/handlers';
 import { invoiceHandlers } from './invoices/handlers';
+import { paymentHandlers } from './payments/handlers';
 import { ledgerHandlers } from './ledger/handlers';
 import { auditHandlers } from './audit/handlers';
 import { mailHandlers } from './mail/handlers';
@@ -97,6 +98,8 @@ function createHandlers(
   const signIn = createSignIn({ db, sessions, factors });
   // Webhook events are recorded by the operations that make the change, in its commit.
   const webhookEvents = createWebhookEvents({ workflows, taskQueue: deps.taskQueue ?? config.temporal.taskQueue });
+  // The threads that build XLSX exports, one pool for every report (the ledger's and the VAT register).
+  const xlsxThreads = createXlsxThreads(config.exports.xlsxThreads);
   return {
     ...serviceHandlers({ db, workflows, doc }),
     ...mailHandlers({
@@ -117,8 +120,9 @@ function createHandlers(
     }),
     ...accountingHandlers({ companies }),
     ...counterpartyHandlers({ companies }),
-    ...invoiceHandlers({ companies, webhookEvents }),
-    ...ledgerHandlers({ db, companies, workflows, index, webhookEvents, xlsxThreads: createXlsxThreads(config.exports.xlsxThreads) }),
+    ...invoiceHandlers({ companies, webhookEvents, xlsxThreads }),
+    ...paymentHandlers({ companies, webhookEvents }),
+    ...ledgerHandlers({ db, companies, workflows, index, webhookEvents, xlsxThreads }),
     ...auditHandlers({ db }),
     ...organisationHandlers({
       db,

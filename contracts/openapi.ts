@@ -1238,6 +1238,187 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/ledger/{legalEntityId}/reports/vat-register": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The monthly VAT register of sales or purchases, tied to the VAT account
+         * @description Extension. Every posted invoice of the side (`SALES`, or `PURCHASES`: the PURCHASE invoices) dated in
+         *     `month`, cancelled since or not, a row per invoice and VAT rate (an invoice with lines at 12 % and exempt lines has two rows),
+         *     with its posted lines' UZS amounts summed: `net` and `vat` as the posting converted them (`netUzs`,
+         *     `vatUzs`), `gross` = net + vat. An invoice cancelled in `month` has its rows again as `CANCELLATION`,
+         *     negated and dated the cancellation's date; one posted and cancelled in the same month has both, so it
+         *     adds up to nothing. Drafts never appear. Rows are in order of date, number (character code order),
+         *     invoice, ORIGINAL before CANCELLATION, rate (exempt last). The counterparty's name, TIN (or PINFL) and
+         *     VAT registration code are as they are now; `currency` is the invoice's (the amounts are UZS).
+         *
+         *     `totalsByRate` sums the rows per rate (numerically, exempt last), `totals` all of them. `ledgerVat` is
+         *     the VAT account's turnover of the month from the entries invoices posted (`source` INVOICE): 6410's
+         *     credit less its debit for SALES, 4410's debit less its credit for PURCHASES. Read with the rows from one
+         *     snapshot, it equals `totals.vat` (each line's VAT is converted on its own when posted, so the rows add
+         *     up to the VAT line exactly): a client sees the tie, and the month's turnover of the VAT account in
+         *     the turnover sheet is the same amount plus whatever was posted there by other entries.
+         *
+         *     By `Accept`, JSON, CSV or XLSX: a row per row of the register (neither totals nor `ledgerVat`).
+         *     `month` is from 1900-01 to 9999-12 (400 `validation` otherwise).
+         */
+        get: operations["getVatRegister"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/payments/{legalEntityId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+            };
+            cookie?: never;
+        };
+        /** The company's payments in and out, newest first */
+        get: operations["listPayments"];
+        put?: never;
+        /**
+         * Post money received (IN) or paid (OUT), allocated to invoices or held as an advance
+         * @description Writes one journal entry in the same commit as the payment and its allocations. IN: Dr `cashAccount`
+         *     the amount / Cr 4010 (the counterparty) the allocated part / Cr 6310 the rest, an advance received.
+         *     OUT: Dr 6010 the allocated part / Dr 4310 the rest, an advance paid / Cr `cashAccount`. Allocations are
+         *     given (`allocations`) or found (`allocate: OLDEST_FIRST`: the counterparty's open invoices by due date,
+         *     then date, then number); each names a posted invoice of the counterparty (SALES for IN, PURCHASE for
+         *     OUT), in the payment's currency, dated on or before the payment. An allocation above the invoice's
+         *     outstanding is 409 `allocation-exceeds-outstanding`, allocations above the amount 409
+         *     `allocation-exceeds-payment`: nothing is posted then. An overpayment is an advance, never a negative
+         *     invoice. A foreign-currency payment converts at the CBU rate of its date (409 `rate-unavailable`); the
+         *     rounding of its lines' conversions goes to 9540/9620. Idempotent per `requestId` (the same body
+         *     answers 200 with the payment; another body 409 `request-id-reused`). Sends `payment.posted`.
+         */
+        post: operations["postPayment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/payments/{legalEntityId}/{paymentId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+                paymentId: string;
+            };
+            cookie?: never;
+        };
+        /** One payment with its allocations */
+        get: operations["getPayment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/payments/{legalEntityId}/{paymentId}/allocations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+                paymentId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Allocate what a payment holds as an advance to invoices
+         * @description Posts the reclassification of the amount allocated, dated `date` (on or after the payment): IN Dr 6310
+         *     / Cr 4010, OUT Dr 6010 / Cr 4310, both naming the counterparty; a foreign advance at the payment's rate,
+         *     so the advance account clears as it was booked. The same checks as at posting (409
+         *     `allocation-exceeds-outstanding`, `allocation-exceeds-payment`); a cancelled payment is 409
+         *     `document-state`. Concurrent allocations to one invoice queue on it: it is never over-allocated.
+         */
+        post: operations["allocatePayment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/payments/{legalEntityId}/{paymentId}/cancellation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+                paymentId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a payment, reversing its entries and freeing its allocations
+         * @description One entry, dated `date` (on or after the payment, after the last close), mirrors every line the
+         *     payment's entries wrote (its own and its reclassifications); its `reversalOf` is the payment's entry.
+         *     Its allocations are released on that date, so their invoices are open again. Idempotent per
+         *     `requestId`; another cancellation is 409 `document-state`. Sends `payment.cancelled`.
+         */
+        post: operations["cancelPayment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ledger/{legalEntityId}/reports/aging": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Who owes the company (RECEIVABLE) or whom it owes (PAYABLE), by age, as of a date
+         * @description Per counterparty and currency: what is outstanding split by days past due (`notDue`, 1–30, 31–60,
+         *     61–90, over 90), and the advances not yet allocated. Read from the documents as they stood on `asOf`
+         *     (invoices posted and not cancelled by then, allocations made and not released by then, payments not
+         *     cancelled by then) plus the lines of the settlement and advance accounts that no document posted
+         *     (manual entries, aged from their date; a line without a counterparty is the row with
+         *     `counterpartyId` null). So the totals tie to the ledger by construction: per currency, `outstanding`
+         *     is the balance of 4010 (RECEIVABLE, debit) or 6010 (PAYABLE, credit) in that currency (UZS lines for
+         *     UZS, the foreign amounts for a foreign currency), and `advances` that of 6310 (credit) or 4310 (debit).
+         *     A paid invoice is never in it; an overpayment is an advance, not a negative invoice.
+         */
+        get: operations["getAgingReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/audit-events": {
         parameters: {
             query?: never;
@@ -2915,6 +3096,243 @@ export interface components {
             date: string;
             reason: string;
         };
+        VatRegisterAmounts: {
+            /**
+             * @description UZS
+             * @example 1000000.00
+             */
+            net: string;
+            /**
+             * @description UZS
+             * @example 120000.00
+             */
+            vat: string;
+            /**
+             * @description UZS, net + vat
+             * @example 1120000.00
+             */
+            gross: string;
+        };
+        VatRegisterRow: {
+            /** Format: uuid */
+            invoiceId: string;
+            /**
+             * @description ORIGINAL: the posted invoice, dated its date; CANCELLATION: its reversal, negated, dated the cancellation
+             * @enum {string}
+             */
+            kind: "ORIGINAL" | "CANCELLATION";
+            /** @description SALES: the company's number; PURCHASE: the supplier's */
+            number: string;
+            /** Format: date */
+            date: string;
+            /** Format: uuid */
+            counterpartyId: string;
+            counterpartyName: string;
+            /** @description The TIN, or the PINFL of an individual; null when the counterparty has neither */
+            counterpartyTin: string | null;
+            vatRegistrationCode: string | null;
+            /** @description The invoice's currency (the amounts are UZS) */
+            currency: string;
+            /** @description The VAT rate in percent; null: exempt */
+            rate: number | null;
+        } & components["schemas"]["VatRegisterAmounts"];
+        VatRegisterRateTotals: {
+            /** @description The VAT rate in percent; null: exempt */
+            rate: number | null;
+        } & components["schemas"]["VatRegisterAmounts"];
+        VatRegister: {
+            /** @example 2026-03 */
+            month: string;
+            /** @enum {string} */
+            side: "SALES" | "PURCHASES";
+            rows: components["schemas"]["VatRegisterRow"][];
+            totalsByRate: components["schemas"]["VatRegisterRateTotals"][];
+            totals: components["schemas"]["VatRegisterAmounts"];
+            /**
+             * @description The VAT account's turnover of the month from invoice entries (6410 credit − debit for SALES; 4410 debit − credit for PURCHASES); equals totals.vat
+             * @example 120000.00
+             */
+            ledgerVat: string;
+        };
+        AllocationInput: {
+            /** Format: uuid */
+            invoiceId: string;
+            /** @description In the payment's currency and decimals, above zero */
+            amount: string;
+        };
+        PaymentCreate: {
+            /** Format: uuid */
+            requestId: string;
+            /**
+             * @description IN: received from a customer; OUT: paid to a supplier
+             * @enum {string}
+             */
+            direction: "IN" | "OUT";
+            /** Format: date */
+            date: string;
+            /** Format: uuid */
+            counterpartyId: string;
+            /** @description Above zero, in the currency's decimals */
+            amount: string;
+            /** @description ISO 4217; default UZS */
+            currency?: string;
+            /** @description The money account: cash 5010, a settlement (bank) account 5110, a foreign-currency account 5210 and so on */
+            cashAccount: string;
+            description?: string | null;
+            allocations?: components["schemas"]["AllocationInput"][];
+            /**
+             * @description Instead of allocations: settle the counterparty's open invoices oldest first
+             * @enum {string}
+             */
+            allocate?: "OLDEST_FIRST";
+        };
+        AllocationCreate: {
+            /**
+             * Format: date
+             * @description The reclassification's date: on or after the payment and the invoices
+             */
+            date: string;
+            allocations?: components["schemas"]["AllocationInput"][];
+            /** @enum {string} */
+            allocate?: "OLDEST_FIRST";
+        };
+        PaymentAllocation: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            invoiceId: string;
+            invoiceNumber: string | null;
+            amount: string;
+            /** Format: date */
+            date: string;
+            /**
+             * Format: uuid
+             * @description The payment's entry, or the reclassification of a later allocation
+             */
+            entryId: string;
+            /**
+             * Format: date
+             * @description The date of the payment's cancellation, which freed it
+             */
+            releasedDate: string | null;
+        };
+        Payment: {
+            /** Format: uuid */
+            id: string;
+            /** @enum {string} */
+            direction: "IN" | "OUT";
+            /** @enum {string} */
+            status: "POSTED" | "CANCELLED";
+            /** Format: date */
+            date: string;
+            /** Format: uuid */
+            counterpartyId: string;
+            counterpartyName: string;
+            currency: string;
+            amount: string;
+            allocated: string;
+            /** @description The advance: amount − allocated (0 once cancelled) */
+            unallocated: string;
+            cashAccount: string;
+            description: string | null;
+            rate: string | null;
+            /** Format: date */
+            rateDate: string | null;
+            amountUzs: string;
+            /** Format: uuid */
+            requestId: string;
+            /** Format: uuid */
+            entryId: string;
+            allocations: components["schemas"]["PaymentAllocation"][];
+            cancellation: {
+                /** Format: uuid */
+                entryId: string;
+                /** Format: date */
+                date: string;
+                reason: string;
+            } | null;
+            /** Format: int64 */
+            version: number;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        PaymentPage: {
+            items: components["schemas"]["Payment"][];
+            /** Format: int32 */
+            page: number;
+            /** Format: int32 */
+            size: number;
+            /** Format: int64 */
+            totalElements: number;
+            /** Format: int64 */
+            totalPages: number;
+        };
+        WebhookPaymentData: {
+            /** Format: uuid */
+            paymentId: string;
+            /** Format: uuid */
+            legalEntityId: string;
+            /** @enum {string} */
+            direction: "IN" | "OUT";
+            /** Format: date */
+            date: string;
+            /** Format: uuid */
+            counterpartyId: string;
+            currency: string;
+            amount: string;
+            allocated: string;
+            /**
+             * Format: uuid
+             * @description payment.posted: its entry; payment.cancelled: the cancelling entry
+             */
+            entryId: string;
+        };
+        /** @description A payment was posted (postPayment) */
+        WebhookPaymentPosted: components["schemas"]["WebhookEvent"] & {
+            /** @enum {string} */
+            type?: "payment.posted";
+            data?: components["schemas"]["WebhookPaymentData"];
+        };
+        /** @description A payment was cancelled and its allocations freed (cancelPayment) */
+        WebhookPaymentCancelled: components["schemas"]["WebhookEvent"] & {
+            /** @enum {string} */
+            type?: "payment.cancelled";
+            data?: components["schemas"]["WebhookPaymentData"];
+        };
+        AgingAmounts: {
+            notDue: string;
+            days1to30: string;
+            days31to60: string;
+            days61to90: string;
+            over90: string;
+            /** @description The sum of the five buckets */
+            outstanding: string;
+            /** @description Payments not yet allocated */
+            advances: string;
+        };
+        AgingReport: {
+            /** Format: date */
+            asOf: string;
+            /** @enum {string} */
+            side: "RECEIVABLE" | "PAYABLE";
+            settlementAccount: string;
+            advanceAccount: string;
+            items: (components["schemas"]["AgingAmounts"] & {
+                /**
+                 * Format: uuid
+                 * @description null: lines of the accounts that name no counterparty
+                 */
+                counterpartyId: string | null;
+                name: string | null;
+                /** @description The TIN or the PINFL */
+                tin: string | null;
+                currency: string;
+            })[];
+            /** @description One per currency */
+            totals: (components["schemas"]["AgingAmounts"] & {
+                currency: string;
+            })[];
+        };
         CounterpartyBankAccount: {
             /** @description The bank's five-digit code (MFO) */
             bankCode: string;
@@ -3584,7 +4002,7 @@ export interface components {
          * @description An event type (GET /webhooks/event-types lists them with their payload schemas)
          * @enum {string}
          */
-        WebhookEventType: "journal-entry.posted" | "journal-entry.reversed" | "period-close.completed" | "period-close.failed" | "revaluation.posted" | "member.joined" | "member.removed" | "member.updated" | "rates.refreshed" | "webhook.test" | "invoice.posted" | "invoice.cancelled";
+        WebhookEventType: "journal-entry.posted" | "journal-entry.reversed" | "period-close.completed" | "period-close.failed" | "revaluation.posted" | "member.joined" | "member.removed" | "member.updated" | "rates.refreshed" | "webhook.test" | "invoice.posted" | "invoice.cancelled" | "payment.posted" | "payment.cancelled";
         WebhookEventTypeInfo: {
             type: components["schemas"]["WebhookEventType"];
             description: string;
@@ -6128,6 +6546,262 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getVatRegister: {
+        parameters: {
+            query: {
+                /** @description The calendar month, YYYY-MM */
+                month: string;
+                /** @description SALES invoices (output VAT, 6410) or PURCHASE invoices (input VAT, 4410) */
+                side: "SALES" | "PURCHASES";
+            };
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The VAT register of the month */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ExportDisposition"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VatRegister"];
+                    "text/csv": components["schemas"]["CsvExport"];
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": components["schemas"]["XlsxExport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listPayments: {
+        parameters: {
+            query?: {
+                direction?: "IN" | "OUT";
+                status?: "POSTED" | "CANCELLED";
+                counterpartyId?: string;
+                dateFrom?: string;
+                dateTo?: string;
+                /** @description Zero-based page number */
+                page?: components["parameters"]["Page"];
+                /** @description Page size */
+                size?: components["parameters"]["Size"];
+            };
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Payment page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PaymentPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    postPayment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PaymentCreate"];
+            };
+        };
+        responses: {
+            /** @description The payment this requestId posted before */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Payment"];
+                };
+            };
+            /** @description Posted */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Payment"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getPayment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+                paymentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Payment */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Payment"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    allocatePayment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+                paymentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AllocationCreate"];
+            };
+        };
+        responses: {
+            /** @description The payment with its allocations */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Payment"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    cancelPayment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+                paymentId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DocumentCancellation"];
+            };
+        };
+        responses: {
+            /** @description The cancelled payment */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Payment"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAgingReport: {
+        parameters: {
+            query: {
+                asOf: string;
+                side: "RECEIVABLE" | "PAYABLE";
+            };
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Aging */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgingReport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             500: components["responses"]["ServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };

@@ -19,6 +19,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'webhook.test',
   'invoice.posted',
   'invoice.cancelled',
+  'payment.posted',
+  'payment.cancelled',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 

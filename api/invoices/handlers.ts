@@ -2,13 +2,21 @@ import { memberOperation, type HandlersOf } from '../http/operation-handler';
 import { pageQuery } from '../http/pages';
 import type { CompanyScopes } from '../organisation/company-scope';
 import type { WebhookEvents } from '../webhooks/events';
+import type { XlsxThreads } from '../http/xlsx-threads';
 import { createInvoices } from './invoices';
+import { createVatRegister } from './vat-register';
 
-export type InvoiceOperation = 'listInvoices' | 'createInvoice' | 'getInvoice' | 'updateInvoice' | 'deleteInvoice' | 'postInvoice' | 'cancelInvoice';
+export type InvoiceOperation = 'listInvoices' | 'createInvoice' | 'getInvoice' | 'updateInvoice' | 'deleteInvoice' | 'postInvoice' | 'cancelInvoice' | 'getVatRegister';
 
-/** Sales and purchase invoices. */
-export function invoiceHandlers(deps: { companies: CompanyScopes; webhookEvents: WebhookEvents }): HandlersOf<InvoiceOperation> {
+/** Sales and purchase invoices, and the monthly VAT register. */
+export function invoiceHandlers(deps: {
+  companies: CompanyScopes;
+  webhookEvents: WebhookEvents;
+  /** The threads that build XLSX exports (the VAT register's). */
+  xlsxThreads: XlsxThreads;
+}): HandlersOf<InvoiceOperation> {
   const invoices = createInvoices(deps);
+  const vatRegister = createVatRegister(deps.companies, deps.xlsxThreads);
   return {
     listInvoices: memberOperation(async ({ principal, params, query }) => ({
       status: 200,
@@ -52,5 +60,10 @@ export function invoiceHandlers(deps: { companies: CompanyScopes; webhookEvents:
       status: 200,
       body: await invoices.cancelInvoice(principal, params.legalEntityId, params.invoiceId, body, ctx),
     })),
+
+    getVatRegister: memberOperation(async ({ principal, params, query, mediaType }) => {
+      const body = await vatRegister.getVatRegister(principal, params.legalEntityId, { month: query.month, side: query.side });
+      return mediaType === 'application/json' ? { status: 200, body } : vatRegister.vatRegisterExport(mediaType, params.legalEntityId, body);
+    }),
   };
 }

@@ -38,6 +38,8 @@ export const PROBLEMS = {
   'supplier-number-exists': { status: 409, title: 'An invoice of this supplier has this number' },
   'document-state': { status: 409, title: 'The document is not in a state that allows this' },
   'document-has-allocations': { status: 409, title: 'Payments are allocated to the document; cancel them first' },
+  'allocation-exceeds-outstanding': { status: 409, title: 'The allocation is more than the invoice has outstanding' },
+  'allocation-exceeds-payment': { status: 409, title: 'The allocations are more than the payment has unallocated' },
   'period-closed': { status: 409, title: 'The period of this date is closed or being closed' },
   'period-already-closed': { status: 409, title: 'The ledger is already closed through this date or a later one' },
   'period-close-running': { status: 409, title: 'Another period close of this company is still running' },

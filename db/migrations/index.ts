@@ -26,6 +26,8 @@ import * as counterparties from './2026.11.26T12.00.00.counterparties';
 import * as journalLineCounterparties from './2026.11.26T13.00.00.journal-line-counterparties';
 import * as journalLinesByCounterparty from './2026.11.26T13.30.00.journal-lines-by-counterparty';
 import * as invoices from './2026.11.26T14.00.00.invoices';
+import * as payments from './2026.11.26T15.00.00.payments';
+import * as vatRegister from './2026.11.26T15.30.00.vat-register';
 import * as magicLinks from './2026.11.25T06.00.00.magic-links';
 import * as webhooks from './2026.11.25T07.00.00.webhooks';
 import * as webhookDelivery from './2026.11.25T07.30.00.webhook-delivery';
@@ -75,4 +77,6 @@ export const MIGRATIONS: Array<{ name: string; module: MigrationModule }> = [
   { name: '2026.11.26T13.00.00.journal-line-counterparties', module: journalLineCounterparties },
   { name: '2026.11.26T13.30.00.journal-lines-by-counterparty', module: journalLinesByCounterparty },
   { name: '2026.11.26T14.00.00.invoices', module: invoices },
+  { name: '2026.11.26T15.00.00.payments', module: payments },
+  { name: '2026.11.26T15.30.00.vat-register', module: vatRegister },
 ];

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { QueryTypes, type Sequelize } from 'sequelize';
 import { startTestStack, type TestStack } from '../../helpers/stack';
 import { api, bearer, mailedInvitationToken, registerWorkspace, waitForMail, type Registered } from '../../helpers/clients';
@@ -32,6 +33,9 @@ beforeAll(async () => {
   const invoice = await api(stack).post(`/api/v1/invoices/${a.me.company.id}`).set(...bearer(a.accessToken))
     .send({ kind: 'SALES', date: '2025-02-03', counterpartyId: supplier.body.id, lines: [{ description: 'Goods', quantity: '1', unitPrice: '100' }] }).expect(201);
   await api(stack).post(`/api/v1/invoices/${a.me.company.id}/${invoice.body.id}/posting`).set(...bearer(a.accessToken)).expect(200);
+  // And a payment allocated to it.
+  await api(stack).post(`/api/v1/payments/${a.me.company.id}`).set(...bearer(a.accessToken))
+    .send({ requestId: randomUUID(), direction: 'IN', date: '2025-02-04', counterpartyId: supplier.body.id, amount: '50', cashAccount: '5110', allocate: 'OLDEST_FIRST' }).expect(201);
   // And in each ledger table: an entry, a completed close and its snapshot.
   const ledger = ledgerApi(stack, a);
   await ledger.post(simpleEntry('2025-01-15', '10.00')).expect(201);
@@ -93,7 +97,7 @@ describe('row-level security', () => {
         'membership_invitations', 'invitation_acceptances',
         'push_devices', 'push_messages', 'push_deliveries', 'mail_audit_links',
         'webhook_endpoints', 'webhook_events', 'webhook_deliveries', 'webhook_attempts', 'webhook_endpoint_slots',
-        'counterparties', 'document_counters', 'invoices', 'invoice_lines',
+        'counterparties', 'document_counters', 'invoices', 'invoice_lines', 'payments', 'payment_allocations',
       ]),
     );
     for (const t of tables) {
@@ -227,12 +231,12 @@ describe('row-level security', () => {
     expect(row).toEqual({ name: 'RLS Supplier', n: 1 });
   });
 
-  test("the documents: with tenant B set, the application role sees none of tenant A's invoices, lines or number series, and cannot insert an invoice for tenant A", async () => {
+  test("the documents: with tenant B set, the application role sees none of tenant A's invoices, lines, number series, payments or allocations, and cannot insert an invoice for tenant A", async () => {
     const count = (tenant: string, table: string) =>
       withTenant(stack.db, tenant, (tx) =>
         stack.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table} WHERE tenant_id = :a`, { replacements: { a: a.me.tenantId }, type: QueryTypes.SELECT, transaction: tx }),
       );
-    for (const table of ['invoices', 'invoice_lines', 'document_counters']) {
+    for (const table of ['invoices', 'invoice_lines', 'document_counters', 'payments', 'payment_allocations']) {
       expect({ table, rows: await count(a.me.tenantId, table) }).toEqual({ table, rows: [{ n: 1 }] });
       expect({ table, rows: await count(b.me.tenantId, table) }).toEqual({ table, rows: [{ n: 0 }] });
     }
