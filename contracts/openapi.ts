@@ -1251,23 +1251,26 @@ export interface paths {
         /**
          * The monthly VAT register of sales or purchases, tied to the VAT account
          * @description Extension. Every posted invoice of the side (`SALES`, or `PURCHASES`: the PURCHASE invoices) dated in
-         *     `month`, cancelled since or not, a row per invoice and VAT rate (an invoice with lines at 12 % and exempt lines has two rows),
-         *     with its posted lines' UZS amounts summed: `net` and `vat` as the posting converted them (`netUzs`,
-         *     `vatUzs`), `gross` = net + vat. An invoice cancelled in `month` has its rows again as `CANCELLATION`,
-         *     negated and dated the cancellation's date; one posted and cancelled in the same month has both, so it
-         *     adds up to nothing. Drafts never appear. Rows are in order of date, number (character code order),
-         *     invoice, ORIGINAL before CANCELLATION, rate (exempt last). The counterparty's name, TIN (or PINFL) and
-         *     VAT registration code are as they are now; `currency` is the invoice's (the amounts are UZS).
+         *     `month`, cancelled since or not, a row per invoice and VAT rate (an invoice with lines at 12 % and exempt
+         *     lines has two rows), with its posted lines' UZS amounts summed: `net` and `vat` as the posting converted
+         *     them (`netUzs`, `vatUzs`), `gross` = net + vat. An invoice cancelled in `month` has its rows again as
+         *     `CANCELLATION`, negated and dated the cancellation's date; one posted and cancelled in the same month has
+         *     both, so it adds up to nothing. Drafts never appear. Rows are in order of date, number (character code
+         *     order), invoice, ORIGINAL before CANCELLATION, rate (exempt last). The counterparty's name, TIN (or
+         *     PINFL) and VAT registration code are as they are now; `currency` is the invoice's (the amounts are UZS).
          *
-         *     `totalsByRate` sums the rows per rate (numerically, exempt last), `totals` all of them. `ledgerVat` is
-         *     the VAT account's turnover of the month from the entries invoices posted (`source` INVOICE): 6410's
-         *     credit less its debit for SALES, 4410's debit less its credit for PURCHASES. Read with the rows from one
-         *     snapshot, it equals `totals.vat` (each line's VAT is converted on its own when posted, so the rows add
-         *     up to the VAT line exactly): a client sees the tie, and the month's turnover of the VAT account in
-         *     the turnover sheet is the same amount plus whatever was posted there by other entries.
+         *     As JSON the rows are paged (`page`, `size`, `totalElements` counting the month's rows), while
+         *     `totalsByRate` (per rate, numerically, exempt last), `totals` and `ledgerVat` are the whole month's on
+         *     every page. `ledgerVat` is the VAT account's turnover of the month from the entries invoices posted
+         *     (`source` INVOICE): 6410's credit less its debit for SALES, 4410's debit less its credit for PURCHASES.
+         *     Read with the totals from one snapshot, it equals `totals.vat` (each line's VAT is converted on its own
+         *     when posted, so the rows add up to the VAT line exactly): a client sees the tie, and the month's turnover
+         *     of the VAT account in the turnover sheet is the same amount plus whatever other entries posted there.
          *
-         *     By `Accept`, JSON, CSV or XLSX: a row per row of the register (neither totals nor `ledgerVat`).
-         *     `month` is from 1900-01 to 9999-12 (400 `validation` otherwise).
+         *     By `Accept`, JSON, CSV or XLSX. An export has every row of the month, a row per register row (neither
+         *     totals nor `ledgerVat`; `page` and `size` do not apply), read a batch of invoices at a time: an invoice
+         *     posted or cancelled while it is written appears if its place in the order is still ahead. `month` is from
+         *     1900-01 to 9999-12 (400 `validation` otherwise).
          */
         get: operations["getVatRegister"];
         put?: never;
@@ -3145,6 +3148,7 @@ export interface components {
             month: string;
             /** @enum {string} */
             side: "SALES" | "PURCHASES";
+            /** @description The page's rows */
             rows: components["schemas"]["VatRegisterRow"][];
             totalsByRate: components["schemas"]["VatRegisterRateTotals"][];
             totals: components["schemas"]["VatRegisterAmounts"];
@@ -3153,6 +3157,17 @@ export interface components {
              * @example 120000.00
              */
             ledgerVat: string;
+            /** Format: int32 */
+            page: number;
+            /** Format: int32 */
+            size: number;
+            /**
+             * Format: int64
+             * @description The month's rows
+             */
+            totalElements: number;
+            /** Format: int64 */
+            totalPages: number;
         };
         AllocationInput: {
             /** Format: uuid */
@@ -6557,6 +6572,10 @@ export interface operations {
                 month: string;
                 /** @description SALES invoices (output VAT, 6410) or PURCHASE invoices (input VAT, 4410) */
                 side: "SALES" | "PURCHASES";
+                /** @description Zero-based page number */
+                page?: components["parameters"]["Page"];
+                /** @description Page size */
+                size?: components["parameters"]["Size"];
             };
             header?: never;
             path: {

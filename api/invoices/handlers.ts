@@ -62,8 +62,10 @@ export function invoiceHandlers(deps: {
     })),
 
     getVatRegister: memberOperation(async ({ principal, params, query, mediaType }) => {
-      const body = await vatRegister.getVatRegister(principal, params.legalEntityId, { month: query.month, side: query.side });
-      return mediaType === 'application/json' ? { status: 200, body } : vatRegister.vatRegisterExport(mediaType, params.legalEntityId, body);
+      const register = { month: query.month, side: query.side };
+      // An export has every row of the month: page and size do not apply.
+      if (mediaType !== 'application/json') return vatRegister.vatRegisterExport(principal, params.legalEntityId, register, mediaType);
+      return { status: 200, body: await vatRegister.getVatRegister(principal, params.legalEntityId, { ...register, ...pageQuery(query) }) };
     }),
   };
 }

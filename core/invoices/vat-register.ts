@@ -4,10 +4,10 @@ import { AppError } from '../shared/problems';
 import type { DocumentAccounts, InvoiceKind } from './invoices';
 
 // The monthly VAT register's rules that need no database: the month's days, which invoices and which VAT
-// account a side covers, and the register itself from the posted lines' UZS sums per document and rate: a
-// cancellation's rows negated, each row's gross, the totals per rate and in all, and the VAT account's
-// turnover from invoice entries (`ledgerVat`), which the register's VAT must equal. Amounts are exact
-// (minor units as BigInt, strings on the way in and out).
+// account a side covers, each row from its document's posted lines' UZS sums at one rate (a cancellation's
+// negated, gross = net + VAT), the totals per rate and in all from the month's sums per rate and kind, and
+// the VAT account's turnover from invoice entries (`ledgerVat`) on the side's own side, which the register's
+// VAT must equal. Amounts are exact (minor units as BigInt, strings on the way in and out).
 
 export type VatSide = 'SALES' | 'PURCHASES';
 export type VatRegisterKind = 'ORIGINAL' | 'CANCELLATION';
@@ -72,11 +72,18 @@ export interface VatRegisterRow extends VatRegisterAmounts {
   rate: number | null;
 }
 
-export interface VatRegisterBody {
-  rows: VatRegisterRow[];
+export interface VatRegisterTotals {
   totalsByRate: Array<VatRegisterAmounts & { rate: number | null }>;
   totals: VatRegisterAmounts;
   ledgerVat: string;
+}
+
+/** The month's sums of one rate and kind (NUMERIC text, positive as stored). */
+export interface VatRateSum {
+  rate: string | null;
+  kind: VatRegisterKind;
+  net: string;
+  vat: string;
 }
 
 /** The VAT account's debit and credit turnovers of the month from entries posted by invoices (NUMERIC text). */
@@ -92,32 +99,34 @@ interface Sums {
 
 const amounts = (s: Sums): VatRegisterAmounts => ({ net: formatMinorUnits(s.net), vat: formatMinorUnits(s.vat), gross: formatMinorUnits(s.net + s.vat) });
 
-/** A sum of NUMERIC(20, 2) amounts as PostgreSQL writes it: two decimals exactly. */
-const TWO_DECIMALS = /^-?[0-9]+\.[0-9]{2}$/;
-
-/** Minor units of a stored sum: its digits as they are when it has two decimals (a month's rows are tens of thousands), else parsed. */
-const minorUnitsOf = (value: string): bigint => (TWO_DECIMALS.test(value) ? BigInt(value.replace('.', '')) : numericToMinorUnits(value));
+/** An amount as the API writes it, and as PostgreSQL writes a sum of NUMERIC(20, 2): two decimals, no leading zero, no "-0.00". */
+const CANONICAL = /^(?!-0\.00$)-?(0|[1-9][0-9]*)\.[0-9]{2}$/;
 
 /**
- * The register from its groups, in their order: each a row (a cancellation's amounts negated; gross = net +
- * VAT), then the sums per rate (numerically, exempt last) and in all. `ledgerVat` is the VAT account's
- * turnover from invoice entries on the side's own side: credit − debit of output VAT (a sale credits it, its
- * cancellation debits it), debit − credit of input VAT.
+ * A stored sum, signed: its minor units (for the totals) and its text. An export has tens of thousands of rows,
+ * so a canonical text is taken as it is (negated by its sign alone) rather than formatted from a BigInt again.
  */
-export function vatRegister(side: VatSide, groups: VatRegisterGroup[], turnover: VatAccountTurnover): VatRegisterBody {
-  const byRate = new Map<number | null, Sums & { rate: number | null }>();
-  const totals: Sums = { net: 0n, vat: 0n };
-  const rows = groups.map((g): VatRegisterRow => {
-    const sign = g.kind === 'CANCELLATION' ? -1n : 1n;
-    const sums = { net: sign * minorUnitsOf(g.net), vat: sign * minorUnitsOf(g.vat) };
-    // NUMERIC(5, 2) text ("12.00", "12.50") is its number exactly: 12, 12.5.
-    const rate = g.rate === null ? null : Number(g.rate);
-    const perRate = byRate.get(rate) ?? { rate, net: 0n, vat: 0n };
-    perRate.net += sums.net;
-    perRate.vat += sums.vat;
-    byRate.set(rate, perRate);
-    totals.net += sums.net;
-    totals.vat += sums.vat;
+function signed(value: string, sign: 1n | -1n): { minor: bigint; text: string } {
+  if (!CANONICAL.test(value)) {
+    const minor = sign * numericToMinorUnits(value);
+    return { minor, text: formatMinorUnits(minor) };
+  }
+  const minor = sign * BigInt(value.replace('.', ''));
+  if (sign === 1n || minor === 0n) return { minor, text: value };
+  return { minor, text: value.startsWith('-') ? value.slice(1) : `-${value}` };
+}
+
+/** A cancellation counts negated; an original as it is. */
+const signOf = (kind: VatRegisterKind): 1n | -1n => (kind === 'CANCELLATION' ? -1n : 1n);
+
+/** NUMERIC(5, 2) text ("12.00", "12.50") is its number exactly: 12, 12.5; null is exempt. */
+const rateOf = (rate: string | null): number | null => (rate === null ? null : Number(rate));
+
+/** The register's rows from its groups, in their order: a cancellation's amounts negated, gross = net + VAT. */
+export function vatRegisterRows(groups: VatRegisterGroup[]): VatRegisterRow[] {
+  return groups.map((g) => {
+    const net = signed(g.net, signOf(g.kind));
+    const vat = signed(g.vat, signOf(g.kind));
     return {
       invoiceId: g.invoiceId,
       kind: g.kind,
@@ -128,14 +137,37 @@ export function vatRegister(side: VatSide, groups: VatRegisterGroup[], turnover:
       counterpartyTin: g.counterpartyTin,
       vatRegistrationCode: g.vatRegistrationCode,
       currency: g.currency,
-      rate,
-      ...amounts(sums),
+      rate: rateOf(g.rate),
+      net: net.text,
+      vat: vat.text,
+      gross: formatMinorUnits(net.minor + vat.minor),
     };
   });
+}
+
+/**
+ * The month's totals from its sums per rate and kind: per rate (numerically, exempt last) the originals less
+ * the cancellations, and in all. `ledgerVat` is the VAT account's turnover from invoice entries on the side's
+ * own side: credit − debit of output VAT (a sale credits it, its cancellation debits it), debit − credit of
+ * input VAT.
+ */
+export function vatRegisterTotals(side: VatSide, sums: VatRateSum[], turnover: VatAccountTurnover): VatRegisterTotals {
+  const byRate = new Map<number | null, Sums & { rate: number | null }>();
+  const totals: Sums = { net: 0n, vat: 0n };
+  for (const s of sums) {
+    const rate = rateOf(s.rate);
+    const net = signed(s.net, signOf(s.kind)).minor;
+    const vat = signed(s.vat, signOf(s.kind)).minor;
+    const perRate = byRate.get(rate) ?? { rate, net: 0n, vat: 0n };
+    perRate.net += net;
+    perRate.vat += vat;
+    byRate.set(rate, perRate);
+    totals.net += net;
+    totals.vat += vat;
+  }
   const debit = numericToMinorUnits(turnover.debit);
   const credit = numericToMinorUnits(turnover.credit);
   return {
-    rows,
     totalsByRate: [...byRate.values()]
       .sort((a, b) => (a.rate === null ? 1 : b.rate === null ? -1 : a.rate - b.rate))
       .map((s) => ({ rate: s.rate, ...amounts(s) })),

@@ -7,7 +7,9 @@ import { api, bearer, registerWorkspace, type Registered } from '../../helpers/c
 import { ledgerApi } from '../../helpers/ledger';
 import { storeCbuRate } from '../../helpers/currency';
 import { aCounterparty, invoicesApi, purchaseBody, saveTaxSettings, salesBody } from '../../helpers/invoices';
-import { monthRange } from '../../../core/invoices/vat-register';
+import { monthRange, type VatRegisterGroup } from '../../../core/invoices/vat-register';
+import { vatRegisterBatch, type VatRegisterPosition } from '../../../db/repositories/invoices/vat-register';
+import { withTenant } from '../../../db/connection';
 import { formatMinorUnits, numericToMinorUnits } from '../../../core/ledger/money';
 
 // The monthly VAT register (getVatRegister) through the real app: rows per invoice and rate from the posted
@@ -54,8 +56,8 @@ interface Row {
   gross: string;
 }
 
-const registerOf = (who: Registered, month: string, side: Side, legalEntityId = who.me.company.id) =>
-  api(stack).get(`/api/v1/ledger/${legalEntityId}/reports/vat-register`).query({ month, side }).set(...bearer(who.accessToken));
+const registerOf = (who: Registered, month: string, side: Side, legalEntityId = who.me.company.id, page: Record<string, number> = {}) =>
+  api(stack).get(`/api/v1/ledger/${legalEntityId}/reports/vat-register`).query({ month, side, ...page }).set(...bearer(who.accessToken));
 
 async function posted(who: Registered, body: Record<string, unknown>): Promise<Invoice> {
   const invoices = invoicesApi(stack, who);
@@ -209,7 +211,18 @@ describe('getVatRegister', () => {
     expect(res.body.totals).toEqual({ net: '1300.00', vat: '120.00', gross: '1420.00' });
     expect([res.body.ledgerVat, await sheetVat(alice, '2026-03', 'PURCHASES')]).toEqual(['120.00', '120.00']);
     const empty = await registerOf(alice, '2026-05', 'PURCHASES').expect(200);
-    expect(empty.body).toEqual({ month: '2026-05', side: 'PURCHASES', rows: [], totalsByRate: [], totals: { net: '0.00', vat: '0.00', gross: '0.00' }, ledgerVat: '0.00' });
+    expect(empty.body).toEqual({
+      month: '2026-05',
+      side: 'PURCHASES',
+      rows: [],
+      totalsByRate: [],
+      totals: { net: '0.00', vat: '0.00', gross: '0.00' },
+      ledgerVat: '0.00',
+      page: 0,
+      size: 50,
+      totalElements: 0,
+      totalPages: 0,
+    });
   });
 
   test("another company's invoices never appear, and its register is 404 to anyone outside it", async () => {
@@ -278,6 +291,40 @@ describe('getVatRegister', () => {
     expect(refused.body.type).toBe('/problems/not-acceptable');
   });
 
+  test('pages: the rows in order a page at a time, every page with the whole month\'s totals and ledgerVat; the export has them all, read in keyset batches of whole invoices', async () => {
+    const all = (await registerOf(alice, '2026-03', 'SALES').expect(200)).body;
+    expect(all).toMatchObject({ page: 0, size: 50, totalElements: 7, totalPages: 1 });
+    const pages = [];
+    for (let page = 0; page < 3; page++) pages.push((await registerOf(alice, '2026-03', 'SALES', alice.me.company.id, { page, size: 3 }).expect(200)).body);
+    expect(pages.map((p) => [p.page, p.size, p.totalElements, p.totalPages, p.rows.length])).toEqual([[0, 3, 7, 3, 3], [1, 3, 7, 3, 3], [2, 3, 7, 3, 1]]);
+    expect(pages.flatMap((p) => p.rows)).toEqual(all.rows);
+    for (const p of pages) expect([p.totalsByRate, p.totals, p.ledgerVat]).toEqual([all.totalsByRate, all.totals, all.ledgerVat]);
+    const csv = await api(stack).get(`/api/v1/ledger/${alice.me.company.id}/reports/vat-register`).query({ month: '2026-03', side: 'SALES', page: 1, size: 1 })
+      .set(...bearer(alice.accessToken)).set('Accept', CSV).expect(200);
+    const records = await new Promise<Record<string, string>[]>((resolve, reject) =>
+      parse(csv.text, { columns: true }, (err, parsed: Record<string, string>[]) => (err ? reject(err) : resolve(parsed))),
+    );
+    expect(records.map((r) => [r.invoiceId, r.kind, r.date, r.rate, r.net, r.vat, r.gross])).toEqual(
+      all.rows.map((r: Row) => [r.invoiceId, r.kind, r.date, r.rate === null ? '' : String(r.rate), r.net, r.vat, r.gross]),
+    );
+    // Batches of two invoices: 2026-000001 (three rates) and 000002, then 000003 and 000004's original, then its cancellation.
+    const scope = { tenantId: alice.me.tenantId, legalEntityId: alice.me.company.id };
+    const batches: string[][] = [];
+    let after: VatRegisterPosition | null = null;
+    for (;;) {
+      const groups: VatRegisterGroup[] = await withTenant(stack.db, scope.tenantId, (tx) => vatRegisterBatch(tx, scope, { kind: 'SALES', from: '2026-03-01', to: '2026-03-31', after, limit: 2 }));
+      if (groups.length === 0) break;
+      batches.push(groups.map((g) => `${g.number} ${g.kind} ${g.rate}`));
+      const last = groups[groups.length - 1]!;
+      after = { date: last.date, number: last.number, invoiceId: last.invoiceId, cancellation: last.kind === 'CANCELLATION' };
+    }
+    expect(batches).toEqual([
+      ['2026-000001 ORIGINAL 12.00', '2026-000001 ORIGINAL 15.00', '2026-000001 ORIGINAL null', '2026-000002 ORIGINAL 12.00'],
+      ['2026-000003 ORIGINAL 12.00', '2026-000004 ORIGINAL 15.00'],
+      ['2026-000004 CANCELLATION 15.00'],
+    ]);
+  });
+
   test('a month that is not YYYY-MM from 1900-01 to 9999-12, a side that is not SALES or PURCHASES, or either missing is 400; the bounds answer', async () => {
     const path = `/api/v1/ledger/${alice.me.company.id}/reports/vat-register`;
     const cases: Array<Record<string, string>> = [
@@ -287,6 +334,8 @@ describe('getVatRegister', () => {
       { month: '2026-03' },
       { side: 'SALES' },
       { month: '2026-03', side: 'SALES', from: '2026-03-01' },
+      { month: '2026-03', side: 'SALES', size: '101' },
+      { month: '2026-03', side: 'SALES', page: '-1' },
     ];
     for (const query of cases) {
       const res = await api(stack).get(path).query(query).set(...bearer(alice.accessToken));

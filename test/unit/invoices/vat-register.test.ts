@@ -1,6 +1,14 @@
 import fc from 'fast-check';
 import { DEFAULT_DOCUMENT_ACCOUNTS } from '../../../core/invoices/invoices';
-import { invoiceKindOf, monthRange, vatAccountOf, vatRegister, type VatRegisterGroup } from '../../../core/invoices/vat-register';
+import {
+  invoiceKindOf,
+  monthRange,
+  vatAccountOf,
+  vatRegisterRows,
+  vatRegisterTotals,
+  type VatRateSum,
+  type VatRegisterGroup,
+} from '../../../core/invoices/vat-register';
 import { formatMinorUnits, numericToMinorUnits } from '../../../core/ledger/money';
 import { AppError } from '../../../core/shared/problems';
 
@@ -19,6 +27,8 @@ const group = (extra: Partial<VatRegisterGroup>): VatRegisterGroup => ({
   vat: '120.00',
   ...extra,
 });
+
+const NO_TURNOVER = { debit: '0', credit: '0' };
 
 describe('core/invoices/vat-register', () => {
   test('a side covers its kind of invoice and its VAT account', () => {
@@ -39,58 +49,88 @@ describe('core/invoices/vat-register', () => {
     }
   });
 
-  test('rows keep their order; a cancellation is negated; gross is net + VAT; totals per rate are numeric with exempt last; the ledger side follows the account', () => {
-    const groups = [
+  test('rows keep their order, a cancellation is negated, gross is net + VAT, the rate is a number (null exempt)', () => {
+    const rows = vatRegisterRows([
       group({ rate: '15.00', net: '200.00', vat: '30.00' }),
-      group({ rate: '12.00' }),
       group({ rate: null, net: '50.00', vat: '0.00' }),
-      group({ rate: '0.00', net: '10.00', vat: '0.00' }),
-      group({ kind: 'CANCELLATION', date: '2026-03-20', rate: '12.00' }),
-      group({ invoiceId: '00000000-0000-4000-8000-000000000002', rate: '12.50', net: '100.00', vat: '12.50', counterpartyTin: null }),
-    ];
-    const register = vatRegister('SALES', groups, { debit: '120.00', credit: '282.50' });
-    expect(register.rows.map((r) => [r.kind, r.rate, r.net, r.vat, r.gross])).toEqual([
-      ['ORIGINAL', 15, '200.00', '30.00', '230.00'],
-      ['ORIGINAL', 12, '1000.00', '120.00', '1120.00'],
-      ['ORIGINAL', null, '50.00', '0.00', '50.00'],
-      ['ORIGINAL', 0, '10.00', '0.00', '10.00'],
-      ['CANCELLATION', 12, '-1000.00', '-120.00', '-1120.00'],
-      ['ORIGINAL', 12.5, '100.00', '12.50', '112.50'],
+      group({ kind: 'CANCELLATION', date: '2026-03-20', rate: '12.50', net: '100.00', vat: '12.50', counterpartyTin: null }),
     ]);
-    expect(register.rows[4]).toMatchObject({ date: '2026-03-20', number: '2026-000001', counterpartyName: 'Customer', counterpartyTin: '301234567', currency: 'UZS' });
-    expect(register.totalsByRate).toEqual([
+    expect(rows.map((r) => [r.kind, r.date, r.rate, r.net, r.vat, r.gross])).toEqual([
+      ['ORIGINAL', '2026-03-10', 15, '200.00', '30.00', '230.00'],
+      ['ORIGINAL', '2026-03-10', null, '50.00', '0.00', '50.00'],
+      ['CANCELLATION', '2026-03-20', 12.5, '-100.00', '-12.50', '-112.50'],
+    ]);
+    expect(rows[2]).toMatchObject({ number: '2026-000001', counterpartyName: 'Customer', counterpartyTin: null, vatRegistrationCode: null, currency: 'UZS' });
+  });
+
+  test('amounts in any NUMERIC text come out with two decimals, negated exactly, zero unsigned', () => {
+    const rows = vatRegisterRows([
+      group({ net: '7', vat: '0.840' }),
+      group({ kind: 'CANCELLATION', net: '0.50', vat: '0.00' }),
+      group({ kind: 'CANCELLATION', net: '-0.5', vat: '1234567890123456.78' }),
+      group({ net: '-0.00', vat: '00.10' }),
+    ]);
+    expect(rows.map((r) => [r.net, r.vat, r.gross])).toEqual([
+      ['7.00', '0.84', '7.84'],
+      ['-0.50', '0.00', '-0.50'],
+      ['0.50', '-1234567890123456.78', '-1234567890123456.28'],
+      ['0.00', '0.10', '0.10'],
+    ]);
+  });
+
+  test('totals: per rate numerically with exempt last, originals less cancellations, and in all; ledgerVat on the side of the account', () => {
+    const sums: VatRateSum[] = [
+      { rate: '15.00', kind: 'ORIGINAL', net: '200.00', vat: '30.00' },
+      { rate: '12.00', kind: 'ORIGINAL', net: '1000.00', vat: '120.00' },
+      { rate: null, kind: 'ORIGINAL', net: '50.00', vat: '0.00' },
+      { rate: '0.00', kind: 'ORIGINAL', net: '10.00', vat: '0.00' },
+      { rate: '12.00', kind: 'CANCELLATION', net: '1000.00', vat: '120.00' },
+      { rate: '12.50', kind: 'ORIGINAL', net: '100.00', vat: '12.50' },
+    ];
+    const sales = vatRegisterTotals('SALES', sums, { debit: '120.00', credit: '282.50' });
+    expect(sales.totalsByRate).toEqual([
       { rate: 0, net: '10.00', vat: '0.00', gross: '10.00' },
       { rate: 12, net: '0.00', vat: '0.00', gross: '0.00' },
       { rate: 12.5, net: '100.00', vat: '12.50', gross: '112.50' },
       { rate: 15, net: '200.00', vat: '30.00', gross: '230.00' },
       { rate: null, net: '50.00', vat: '0.00', gross: '50.00' },
     ]);
-    expect(register.totals).toEqual({ net: '360.00', vat: '42.50', gross: '402.50' });
-    expect(register.ledgerVat).toBe('162.50');
-    expect(vatRegister('PURCHASES', [], { debit: '120.00', credit: '282.50' })).toEqual({
-      rows: [],
+    expect(sales.totals).toEqual({ net: '360.00', vat: '42.50', gross: '402.50' });
+    expect(sales.ledgerVat).toBe('162.50');
+    expect(vatRegisterTotals('PURCHASES', [], { debit: '120.00', credit: '282.50' })).toEqual({
       totalsByRate: [],
       totals: { net: '0.00', vat: '0.00', gross: '0.00' },
       ledgerVat: '-162.50',
     });
   });
 
-  test('property: the totals are the rows\' sums, per rate and in all, and a document cancelled in the same month adds up to nothing', () => {
+  test("property: the totals of the groups' sums are the sums of their rows, per rate and in all; a document cancelled in the same month adds up to nothing", () => {
     const rate = fc.option(fc.constantFrom('0.00', '12.00', '15.00', '12.50'), { nil: null });
     const cents = fc.bigInt({ min: 0n, max: 10n ** 17n });
     const groupArb = fc.record({ kind: fc.constantFrom('ORIGINAL' as const, 'CANCELLATION' as const), rate, net: cents, vat: cents });
+    /** The month's sums per rate and kind, as the database adds the groups up. */
+    const sumsOf = (groups: VatRegisterGroup[]): VatRateSum[] => {
+      const byKey = new Map<string, VatRateSum>();
+      for (const g of groups) {
+        const key = `${g.rate}/${g.kind}`;
+        const s = byKey.get(key) ?? { rate: g.rate, kind: g.kind, net: '0', vat: '0' };
+        byKey.set(key, { ...s, net: formatMinorUnits(numericToMinorUnits(s.net) + numericToMinorUnits(g.net)), vat: formatMinorUnits(numericToMinorUnits(s.vat) + numericToMinorUnits(g.vat)) });
+      }
+      return [...byKey.values()];
+    };
     fc.assert(
       fc.property(fc.array(groupArb, { maxLength: 30 }), (generated) => {
         const groups = generated.map((g) => group({ kind: g.kind, rate: g.rate, net: formatMinorUnits(g.net), vat: formatMinorUnits(g.vat) }));
-        const register = vatRegister('SALES', groups, { debit: '0', credit: '0' });
+        const rows = vatRegisterRows(groups);
+        const totals = vatRegisterTotals('SALES', sumsOf(groups), NO_TURNOVER);
         const sum = (values: string[]) => formatMinorUnits(values.reduce((s, v) => s + numericToMinorUnits(v), 0n));
         for (const field of ['net', 'vat', 'gross'] as const) {
-          expect(register.totals[field]).toBe(sum(register.rows.map((r) => r[field])));
-          expect(register.totals[field]).toBe(sum(register.totalsByRate.map((t) => t[field])));
-          for (const t of register.totalsByRate) expect(t[field]).toBe(sum(register.rows.filter((r) => r.rate === t.rate).map((r) => r[field])));
+          expect(totals.totals[field]).toBe(sum(rows.map((r) => r[field])));
+          expect(totals.totals[field]).toBe(sum(totals.totalsByRate.map((t) => t[field])));
+          for (const t of totals.totalsByRate) expect(t[field]).toBe(sum(rows.filter((r) => r.rate === t.rate).map((r) => r[field])));
         }
-        const mirrored = vatRegister('SALES', [...groups, ...groups.map((g) => ({ ...g, kind: g.kind === 'ORIGINAL' ? ('CANCELLATION' as const) : ('ORIGINAL' as const) }))], { debit: '0', credit: '0' });
-        expect(mirrored.totals).toEqual({ net: '0.00', vat: '0.00', gross: '0.00' });
+        const mirrored = [...groups, ...groups.map((g) => ({ ...g, kind: g.kind === 'ORIGINAL' ? ('CANCELLATION' as const) : ('ORIGINAL' as const) }))];
+        expect(vatRegisterTotals('SALES', sumsOf(mirrored), NO_TURNOVER).totals).toEqual({ net: '0.00', vat: '0.00', gross: '0.00' });
       }),
     );
   });
