@@ -14,7 +14,6 @@ import {
   markCancelled,
   markPosted,
   replaceDraft,
-  storedCbuRate,
   takeSalesNumber,
   type DraftContent,
   type InvoiceFilter,
@@ -33,7 +32,7 @@ import {
   type InvoiceLine,
 } from '../../core/invoices/invoices';
 import { prepareEntry, prepareReversal, systemRequestId } from '../../core/ledger/journal';
-import { currencyDecimals, FUNCTIONAL_CURRENCY } from '../../core/ledger/currency';
+import { currencyDecimals } from '../../core/ledger/currency';
 import { AppError } from '../../core/shared/problems';
 import type { Principal, RequestContext } from '../http/context';
 import type { Schemas } from '../http/operation-handler';
@@ -41,7 +40,7 @@ import { pageOf, type PageQuery } from '../http/pages';
 import { recordCallerEvent } from '../audit/caller-events';
 import type { CompanyScope, CompanyScopes } from '../organisation/company-scope';
 import type { WebhookEvents } from '../webhooks/events';
-import { postingProblemOf, readPostingContext, writeEntry } from '../ledger/posting';
+import { commitDocumentChange, documentRate, readPostingContext, writeEntry } from '../ledger/posting';
 import { loadEntry } from '../ledger/journal-entries';
 
 type Invoice = Schemas['Invoice'];
@@ -295,49 +294,29 @@ export function createInvoices({ companies, webhookEvents }: { companies: Compan
     );
   }
 
-  /**
-   * Runs a document change that posts an entry: the company checked (404, 409 company-archived), the
-   * invoice found (404) and held, the ledger's refusals at commit answered as problems, the webhook
-   * deliveries started after the commit.
-   */
-  async function postingChange(
+  /** A change of one invoice that posts an entry: the invoice found (404) and held until commit. */
+  const postingChange = (
     principal: Principal,
     legalEntityId: string,
     id: string,
-    work: (tx: Tx, scope: CompanyScope, current: InvoiceRow) => Promise<{ invoice: Invoice; starts: RecordedStart[] }>,
-  ): Promise<Invoice> {
-    let done: { invoice: Invoice; starts: RecordedStart[] };
-    try {
-      done = await companies.change(
-        principal,
-        legalEntityId,
-        async (tx, scope) => work(tx, scope, await readInvoice(tx, scope, id, { lock: true })),
-        async (tx, scope) => {
-          await readInvoice(tx, scope, id);
-        },
-      );
-    } catch (err) {
-      throw postingProblemOf(err) ?? err;
-    }
-    await webhookEvents.dispatch(done.starts);
-    return done.invoice;
-  }
+    work: (tx: Tx, scope: CompanyScope, current: InvoiceRow) => Promise<{ result: Invoice; starts: RecordedStart[] }>,
+  ): Promise<Invoice> =>
+    commitDocumentChange(
+      { companies, webhookEvents },
+      principal,
+      legalEntityId,
+      async (tx, scope) => work(tx, scope, await readInvoice(tx, scope, id, { lock: true })),
+      async (tx, scope) => {
+        await readInvoice(tx, scope, id);
+      },
+    );
 
   async function postInvoice(principal: Principal, legalEntityId: string, id: string, ctx: RequestContext): Promise<Invoice> {
     return postingChange(principal, legalEntityId, id, async (tx, scope, current) => {
       // Posting is idempotent: a posted (or paid) invoice is answered as it is.
-      if (current.status === 'POSTED') return { invoice: await invoiceOf(tx, scope, current), starts: [] };
+      if (current.status === 'POSTED') return { result: await invoiceOf(tx, scope, current), starts: [] };
       if (current.status !== 'DRAFT') throw notDraft(current, 'a cancelled invoice is not posted again; draft a new one');
-      let rate: { rate: string; rateDate: string } | null = null;
-      if (current.currency !== FUNCTIONAL_CURRENCY) {
-        rate = await storedCbuRate(tx, current.currency, current.invoice_date);
-        if (!rate) {
-          throw new AppError('rate-unavailable', `No CBU rate is stored for ${current.currency} on or before ${current.invoice_date}`, {
-            currencies: [current.currency],
-            date: current.invoice_date,
-          });
-        }
-      }
+      const rate = await documentRate(tx, current.currency, current.invoice_date);
       const lines = (await invoiceLinesOf(tx, scope, [id])).map(postingLineOf);
       const amounts = { lines, totalNet: current.total_net, totalVat: current.total_vat, totalGross: current.total_gross };
       const converted = uzsAmountsOf(amounts, rate?.rate ?? null);
@@ -393,7 +372,7 @@ export function createInvoices({ companies, webhookEvents }: { companies: Compan
         postedBy: principal.membershipId,
       });
       const starts = await webhookEvents.record(tx, scope.tenantId, { type: 'invoice.posted', data: eventData(scope, current, number, entryId) });
-      return { invoice: await invoiceOf(tx, scope, (await findInvoice(tx, scope, id))!), starts };
+      return { result: await invoiceOf(tx, scope, (await findInvoice(tx, scope, id))!), starts };
     });
   }
 
@@ -401,7 +380,7 @@ export function createInvoices({ companies, webhookEvents }: { companies: Compan
     return postingChange(principal, legalEntityId, id, async (tx, scope, current) => {
       if (current.status === 'CANCELLED') {
         // The same request again is answered with what it did; another cancellation has nothing left to do.
-        if (current.cancellation_request_id === input.requestId) return { invoice: await invoiceOf(tx, scope, current), starts: [] };
+        if (current.cancellation_request_id === input.requestId) return { result: await invoiceOf(tx, scope, current), starts: [] };
         throw notDraft(current, 'it is cancelled already');
       }
       if (current.status === 'DRAFT') throw notDraft(current, 'a draft is deleted, not cancelled');
@@ -426,7 +405,7 @@ export function createInvoices({ companies, webhookEvents }: { companies: Compan
       if (written.replayed) throw new Error(`invoice ${id}: its cancellation entry exists while it is posted`);
       await markCancelled(tx, scope, id, { entryId, date: input.date, reason: input.reason, requestId: input.requestId });
       const starts = await webhookEvents.record(tx, scope.tenantId, { type: 'invoice.cancelled', data: eventData(scope, current, current.number!, entryId) });
-      return { invoice: await invoiceOf(tx, scope, (await findInvoice(tx, scope, id))!), starts };
+      return { result: await invoiceOf(tx, scope, (await findInvoice(tx, scope, id))!), starts };
     });
   }
 

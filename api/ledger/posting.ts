@@ -1,14 +1,18 @@
 import { selectBatch, type Statement, type Tx } from '../../db/connection';
 import { postJournalEntryStatement, postedEntryOf, postingContextOf, postingContextStatement, type EntrySourceType, type LedgerScope, type PostingContext } from '../../db/repositories/ledger/journal';
 import { LedgerRuleError } from '../../db/repositories/errors';
+import { cbuRatesOn } from '../../db/repositories/rates/rates';
 import { journalEntryEventStatement, recordedStartsOf, type RecordedStart, type RecordOptions } from '../../db/repositories/webhooks/events';
 import { AppError } from '../../core/shared/problems';
 import { formatMinorUnits } from '../../core/ledger/money';
+import { FUNCTIONAL_CURRENCY } from '../../core/ledger/currency';
 import { applyStoredRates, checkPosting, currenciesToRate, type PreparedEntry } from '../../core/ledger/journal';
 import type { AuditAction } from '../../core/audit/audit-actions';
 import type { Principal, RequestContext } from '../http/context';
 import type { Schemas } from '../http/operation-handler';
 import { callerEventStatement } from '../audit/caller-events';
+import type { CompanyScope, CompanyScopes } from '../organisation/company-scope';
+import type { WebhookEvents } from '../webhooks/events';
 
 // The ledger's one posting path: every entry a person causes (a journal entry, its reversal, an invoice's or
 // a payment's posting and cancellation) is written here, inside the caller's transaction, with its audit
@@ -139,3 +143,36 @@ export function postingProblemOf(err: unknown): AppError | null {
   return null;
 }
 
+
+/**
+ * A document change that posts entries (an invoice's or a payment's posting, allocation, cancellation): the
+ * company checked (404, 409 company-archived; `target` first, so an unknown document is 404 even in an archived
+ * company), the ledger's refusals at commit answered as problems, the webhook deliveries started after commit.
+ */
+export async function commitDocumentChange<T>(
+  deps: { companies: CompanyScopes; webhookEvents: WebhookEvents },
+  principal: Principal,
+  legalEntityId: string,
+  work: (tx: Tx, scope: CompanyScope) => Promise<{ result: T; starts: RecordedStart[] }>,
+  target?: (tx: Tx, scope: CompanyScope) => Promise<void>,
+): Promise<T> {
+  let done: { result: T; starts: RecordedStart[] };
+  try {
+    done = await deps.companies.change(principal, legalEntityId, work, target);
+  } catch (err) {
+    throw postingProblemOf(err) ?? err;
+  }
+  await deps.webhookEvents.dispatch(done.starts);
+  return done.result;
+}
+
+/**
+ * The CBU rate a document in `currency` dated `date` converts at: the latest stored on or before the date
+ * (null for UZS); 409 rate-unavailable when none is stored.
+ */
+export async function documentRate(tx: Tx, currency: string, date: string): Promise<{ rate: string; rateDate: string } | null> {
+  if (currency === FUNCTIONAL_CURRENCY) return null;
+  const rate = (await cbuRatesOn(tx, [currency], date)).get(currency);
+  if (!rate) throw new AppError('rate-unavailable', `No CBU rate is stored for ${currency} on or before ${date}`, { currencies: [currency], date });
+  return rate;
+}

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import Decimal from 'decimal.js';
 import { type Tx } from '../../db/connection';
 import { DuplicateRowError } from '../../db/repositories/errors';
-import { storedCbuRate } from '../../db/repositories/invoices/invoices';
 import {
   allocatedInvoiceIds,
   allocationsOf,
@@ -20,7 +19,7 @@ import {
   type PaymentRow,
 } from '../../db/repositories/payments/payments';
 import type { RecordedStart } from '../../db/repositories/webhooks/events';
-import { DEFAULT_DOCUMENT_ACCOUNTS, documentCurrency, type PostingRate } from '../../core/invoices/invoices';
+import { DEFAULT_DOCUMENT_ACCOUNTS, documentCurrency } from '../../core/invoices/invoices';
 import {
   allocateOldestFirst,
   allocationUzs,
@@ -32,7 +31,7 @@ import {
   type Direction,
 } from '../../core/payments/payments';
 import { prepareEntry, requestHash, systemRequestId, type PreparedEntry } from '../../core/ledger/journal';
-import { currencyDecimals, FUNCTIONAL_CURRENCY } from '../../core/ledger/currency';
+import { currencyDecimals } from '../../core/ledger/currency';
 import { AppError } from '../../core/shared/problems';
 import { formatMinorUnits, toMinorUnits } from '../../core/ledger/money';
 import type { AuditAction } from '../../core/audit/audit-actions';
@@ -41,7 +40,7 @@ import type { Schemas } from '../http/operation-handler';
 import { pageOf, type PageQuery } from '../http/pages';
 import type { CompanyScope, CompanyScopes } from '../organisation/company-scope';
 import type { WebhookEvents } from '../webhooks/events';
-import { postingProblemOf, readPostingContext, writeEntry } from '../ledger/posting';
+import { commitDocumentChange, documentRate, readPostingContext, writeEntry } from '../ledger/posting';
 import { loadEntry } from '../ledger/journal-entries';
 
 type Payment = Schemas['Payment'];
@@ -89,10 +88,15 @@ function toPayment(row: PaymentRow, allocations: AllocationRow[]): Payment {
   };
 }
 
-async function paymentOf(tx: Tx, scope: CompanyScope, id: string): Promise<Payment> {
-  const row = await findPayment(tx, scope, { id });
+/** The payment; another company's or tenant's is not there either (404). */
+async function requirePayment(tx: Tx, scope: CompanyScope, id: string, options: { lock?: boolean } = {}): Promise<PaymentRow> {
+  const row = await findPayment(tx, scope, { id }, options);
   if (!row) throw new AppError('not-found', 'No payment with this id in this company');
-  return toPayment(row, await allocationsOf(tx, scope, [id]));
+  return row;
+}
+
+async function paymentOf(tx: Tx, scope: CompanyScope, id: string): Promise<Payment> {
+  return toPayment(await requirePayment(tx, scope, id), await allocationsOf(tx, scope, [id]));
 }
 
 /** The invoice kind a payment's direction settles: money in settles sales, money out purchases. */
@@ -139,22 +143,12 @@ async function allocationsFor(
 
 /** Payments in and out, their allocations to invoices and their cancellation. */
 export function createPayments({ companies, webhookEvents }: { companies: CompanyScopes; webhookEvents: WebhookEvents }) {
-  /** A change that posts entries: the company checked, the ledger's refusals answered, deliveries started after commit. */
-  async function postingChange<T>(
+  const postingChange = <T>(
     principal: Principal,
     legalEntityId: string,
     work: (tx: Tx, scope: CompanyScope) => Promise<{ result: T; starts: RecordedStart[] }>,
     target?: (tx: Tx, scope: CompanyScope) => Promise<void>,
-  ): Promise<T> {
-    let done: { result: T; starts: RecordedStart[] };
-    try {
-      done = await companies.change(principal, legalEntityId, work, target);
-    } catch (err) {
-      throw postingProblemOf(err) ?? err;
-    }
-    await webhookEvents.dispatch(done.starts);
-    return done.result;
-  }
+  ): Promise<T> => commitDocumentChange({ companies, webhookEvents }, principal, legalEntityId, work, target);
 
   /** Writes one entry of a payment through the ledger's posting path; returns its id. */
   async function post(
@@ -184,12 +178,7 @@ export function createPayments({ companies, webhookEvents }: { companies: Compan
     return id;
   }
 
-  async function rateOf(tx: Tx, currency: string, date: string): Promise<PostingRate | null> {
-    if (currency === FUNCTIONAL_CURRENCY) return null;
-    const rate = await storedCbuRate(tx, currency, date);
-    if (!rate) throw new AppError('rate-unavailable', `No CBU rate is stored for ${currency} on or before ${date}`, { currencies: [currency], date });
-    return rate;
-  }
+
 
   const entryInput = (date: string, description: string, lines: ReturnType<typeof paymentEntryLines>) =>
     prepareEntry({
@@ -236,7 +225,7 @@ export function createPayments({ companies, webhookEvents }: { companies: Compan
       return await postingChange<{ payment: Payment; created: boolean }>(principal, legalEntityId, async (tx, scope) => {
         const replay = await replayOf(tx, scope, input);
         if (replay) return { result: { payment: replay, created: false }, starts: [] };
-        const rate = await rateOf(tx, currency, input.date);
+        const rate = await documentRate(tx, currency, input.date);
         const allocations = await allocationsFor(tx, scope, { direction: input.direction, counterpartyId: input.counterpartyId, currency, available: amount, date: input.date }, input);
         const allocated = allocations.reduce((s, a) => s.plus(a.amount), new Decimal(0));
         const id = randomUUID();
@@ -289,14 +278,11 @@ export function createPayments({ companies, webhookEvents }: { companies: Compan
   }
 
   async function allocatePayment(principal: Principal, legalEntityId: string, id: string, input: Schemas['AllocationCreate'], ctx: RequestContext): Promise<Payment> {
-    const requireOne = async (tx: Tx, scope: CompanyScope) => {
-      if (!(await findPayment(tx, scope, { id }))) throw new AppError('not-found', 'No payment with this id in this company');
-    };
     return postingChange(
       principal,
       legalEntityId,
       async (tx, scope) => {
-        const payment = (await findPayment(tx, scope, { id }, { lock: true }))!;
+        const payment = await requirePayment(tx, scope, id, { lock: true });
         if (payment.status !== 'POSTED') throw new AppError('document-state', 'The payment is cancelled: nothing of it is allocated', { documentStatus: payment.status });
         if (input.date < payment.payment_date) {
           throw new AppError('validation', 'An allocation cannot be dated before its payment', { errors: [{ path: '/body/date', message: `must be on or after ${payment.payment_date}` }] });
@@ -321,7 +307,9 @@ export function createPayments({ companies, webhookEvents }: { companies: Compan
         await recordAllocations(tx, scope, id, allocations.map((a) => ({ id: randomUUID(), invoiceId: a.invoiceId, amount: a.amount, amountUzs: allocationUzs(a.amount, paymentRate) })), input.date, entryId);
         return { result: await paymentOf(tx, scope, id), starts: [] };
       },
-      requireOne,
+      async (tx, scope) => {
+        await requirePayment(tx, scope, id);
+      },
     );
   }
 
@@ -330,7 +318,7 @@ export function createPayments({ companies, webhookEvents }: { companies: Compan
       principal,
       legalEntityId,
       async (tx, scope) => {
-        const payment = (await findPayment(tx, scope, { id }, { lock: true }))!;
+        const payment = await requirePayment(tx, scope, id, { lock: true });
         if (payment.status === 'CANCELLED') {
           if (payment.cancellation_request_id === input.requestId) return { result: await paymentOf(tx, scope, id), starts: [] };
           throw new AppError('document-state', 'The payment is cancelled already', { documentStatus: payment.status });
@@ -368,7 +356,7 @@ export function createPayments({ companies, webhookEvents }: { companies: Compan
         return { result: await paymentOf(tx, scope, id), starts };
       },
       async (tx, scope) => {
-        if (!(await findPayment(tx, scope, { id }))) throw new AppError('not-found', 'No payment with this id in this company');
+        await requirePayment(tx, scope, id);
       },
     );
   }

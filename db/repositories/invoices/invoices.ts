@@ -245,17 +245,6 @@ export async function takeSalesNumber(tx: Db, scope: CompanyScope, year: number)
   return Number(row!.number);
 }
 
-/** The latest stored CBU rate of `currency` on or before `date`, or null. */
-export async function storedCbuRate(tx: Db, currency: string, date: string): Promise<{ rate: string; rateDate: string } | null> {
-  const [row] = await selectRows<{ rate: string; rate_date: string }>(
-    tx,
-    `SELECT rate::text AS rate, to_char(effective_date, 'YYYY-MM-DD') AS rate_date FROM exchange_rates
-      WHERE source = 'CBU' AND currency_code = :currency AND effective_date <= :date ORDER BY effective_date DESC LIMIT 1`,
-    { currency, date },
-  );
-  return row ? { rate: row.rate, rateDate: row.rate_date } : null;
-}
-
 export interface Posted {
   number: string;
   sequenceYear: number | null;

@@ -63,6 +63,7 @@ export async function findPayment(tx: Db, scope: CompanyScope, by: { id: string 
   return row ?? null;
 }
 
+/** A payment's allocations by date, then in the order OLDEST_FIRST takes invoices (one commit writes several at one instant). */
 export async function allocationsOf(tx: Db, scope: CompanyScope, paymentIds: string[]): Promise<AllocationRow[]> {
   if (paymentIds.length === 0) return [];
   return selectRows<AllocationRow>(
@@ -71,7 +72,7 @@ export async function allocationsOf(tx: Db, scope: CompanyScope, paymentIds: str
             a.entry_id, to_char(a.released_date, 'YYYY-MM-DD') AS released_date
        FROM payment_allocations a JOIN invoices i ON i.tenant_id = a.tenant_id AND i.id = a.invoice_id
       WHERE a.tenant_id = :tenantId AND a.payment_id = ANY(CAST(:ids AS uuid[]))
-      ORDER BY a.payment_id, a.created_at, a.id`,
+      ORDER BY a.payment_id, a.allocation_date, i.due_date, i.invoice_date, i.number, a.id`,
     { tenantId: scope.tenantId, ids: `{${paymentIds.join(',')}}` },
   );
 }
