@@ -1,75 +1,27 @@
 // The console's invoices as a person uses them: Debian's Chromium driven by playwright-core, against the real app
 // listening on a port, as browser.test.ts does (this file keeps to the Invoices section). Screenshots land in
 // test/.tmp/screenshots (look at them when the section changes).
-import { mkdirSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
-import path from 'node:path';
-import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
-import { startTestStack, type TestStack } from '../../helpers/stack';
+import type { Locator, Page } from 'playwright-core';
+import type { TestStack } from '../../helpers/stack';
+import { grouped, problemsOf, startBrowserStack, submitLogin, until, type BrowserStack } from '../../helpers/browser';
 import { api, bearer, registerWorkspace, type Registered } from '../../helpers/clients';
 import { aCounterparty, invoicesApi, saveTaxSettings } from '../../helpers/invoices';
 
-const SHOTS = path.join(__dirname, '..', '..', '.tmp', 'screenshots');
+let web: BrowserStack;
 let stack: TestStack;
-let server: Server;
-let port: number;
-let browser: Browser;
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, resolve));
-  const { port: free } = probe.address() as { port: number };
-  await new Promise((resolve) => probe.close(resolve));
-  return free;
-}
-
 beforeAll(async () => {
-  mkdirSync(SHOTS, { recursive: true });
-  port = await freePort();
-  stack = await startTestStack({ PUBLIC_URL: `http://localhost:${port}` });
-  server = stack.app.listen(port) as unknown as Server;
-  browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox'] });
+  web = await startBrowserStack();
+  ({ stack } = web);
 }, 60_000);
 afterAll(async () => {
-  await browser?.close();
-  await new Promise((resolve) => server?.close(resolve));
-  await stack.stop();
+  await web?.stop();
 });
 
-const workspaceUrl = (slug: string, path: string) => `http://${slug}.localhost:${port}${path}`;
-
-async function newPage(): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width: 1200, height: 800 } });
-  const page = await context.newPage();
-  page.setDefaultTimeout(10_000);
-  // A script error or a refused resource (CSP) is a failure of the page, whatever the test looks at.
-  const problems: string[] = [];
-  page.on('pageerror', (err) => problems.push(err.message));
-  page.on('console', (msg) => msg.type() === 'error' && !/status of 4\d\d/.test(msg.text()) && problems.push(msg.text()));
-  (page as unknown as { problems: string[] }).problems = problems;
-  return page;
-}
-
-const problemsOf = (page: Page) => (page as unknown as { problems: string[] }).problems;
-const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
-
-/** An amount of the API as the console shows it: the whole part in groups of three, U+202F between them. */
-const grouped = (amount: string): string => amount.replace(/^(-?)([0-9]+)/, (_, sign: string, whole: string) => sign + whole.replace(/\B(?=([0-9]{3})+$)/g, '\u202F'));
-
-/** What `read()` answers once `ok` takes it (or after five seconds, for the test to show): the page's work is asynchronous. */
-async function until<T>(read: () => Promise<T>, ok: (value: T) => boolean): Promise<T> {
-  for (let tries = 0; ; tries++) {
-    const value = await read();
-    if (ok(value) || tries >= 50) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+const newPage = () => web.newPage();
+const shot = (page: Page, name: string) => web.shot(page, name);
 
 async function logIn(page: Page, user: Registered): Promise<void> {
-  await page.goto(workspaceUrl(user.me.company.slug, '/login'));
-  await page.fill('input[name=email]', user.email);
-  await page.fill('input[name=password]', user.password);
-  await page.click('button[type=submit]');
+  await submitLogin(web, page, user);
   await page.waitForSelector('#roles');
 }
 

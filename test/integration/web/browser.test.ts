@@ -1,65 +1,33 @@
 // The web pages as a person uses them: Debian's Chromium driven by playwright-core, against the real app
 // listening on a port, its worker, PostgreSQL and Temporal. Screenshots of every page land in
 // test/.tmp/screenshots (look at them when a page changes).
-import { mkdirSync, readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
-import path from 'node:path';
+import { readFileSync } from 'node:fs';
 import { parse } from 'csv-parse/sync';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { QueryTypes } from 'sequelize';
-import { startTestStack, type TestStack } from '../../helpers/stack';
+import type { TestStack } from '../../helpers/stack';
+import { grouped, problemsOf, startBrowserStack, submitLogin, until, type BrowserStack } from '../../helpers/browser';
 import { PASSWORD, api, bearer, readMail, registerWorkspace, uniqueEmail, waitForMail, type Registered } from '../../helpers/clients';
 import { codeFrom, enableEmailFactor, enableTotp, mailCount, totpCode } from '../../helpers/second-factors';
 import { storeCbuRate } from '../../helpers/currency';
 import { entryBody, ledgerApi } from '../../helpers/ledger';
 import { formatMinorUnits, numericToMinorUnits } from '../../../core/ledger/money';
 
-const SHOTS = path.join(__dirname, '..', '..', '.tmp', 'screenshots');
+let web: BrowserStack;
 let stack: TestStack;
-let server: Server;
 let port: number;
-let browser: Browser;
-
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, resolve));
-  const { port: free } = probe.address() as { port: number };
-  await new Promise((resolve) => probe.close(resolve));
-  return free;
-}
-
 beforeAll(async () => {
-  mkdirSync(SHOTS, { recursive: true });
-  port = await freePort();
-  stack = await startTestStack({ PUBLIC_URL: `http://localhost:${port}` });
-  server = stack.app.listen(port) as unknown as Server;
-  browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox'] });
+  web = await startBrowserStack();
+  ({ stack, port } = web);
 }, 60_000);
 afterAll(async () => {
-  await browser?.close();
-  await new Promise((resolve) => server?.close(resolve));
-  await stack.stop();
+  await web?.stop();
 });
 
-const workspaceUrl = (slug: string, path: string) => `http://${slug}.localhost:${port}${path}`;
+const workspaceUrl = (slug: string, path: string) => web.workspaceUrl(slug, path);
+const newPage = () => web.newPage();
+const shot = (page: Page, name: string) => web.shot(page, name);
 
-async function newPage(): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width: 1200, height: 800 } });
-  const page = await context.newPage();
-  page.setDefaultTimeout(10_000);
-  // A script error or a refused resource (CSP) is a failure of the page, whatever the test looks at.
-  const problems: string[] = [];
-  page.on('pageerror', (err) => problems.push(err.message));
-  page.on('console', (msg) => msg.type() === 'error' && !/status of 4\d\d/.test(msg.text()) && problems.push(msg.text()));
-  (page as unknown as { problems: string[] }).problems = problems;
-  return page;
-}
-
-const problemsOf = (page: Page) => (page as unknown as { problems: string[] }).problems;
-const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
-
-/** An amount of the API as the console shows it: the whole part in groups of three, U+202F between them. */
-const grouped = (amount: string): string => amount.replace(/^(-?)([0-9]+)/, (_, sign: string, whole: string) => sign + whole.replace(/\B(?=([0-9]{3})+$)/g, '\u202F'));
 /** An amount the console shows, read back as the API's decimal. */
 const plain = (text: string): string => text.replaceAll('\u202F', '');
 
@@ -74,23 +42,9 @@ async function pickAccount(page: Page, i: number, code: string): Promise<void> {
   expect(await until(() => box.inputValue(), (text) => text.startsWith(`${code} `))).toMatch(new RegExp(`^${code} \\S`));
 }
 
-/** What `read()` answers once `ok` takes it (or after five seconds, for the test to show): the page's work is asynchronous. */
-async function until<T>(read: () => Promise<T>, ok: (value: T) => boolean): Promise<T> {
-  for (let tries = 0; ; tries++) {
-    const value = await read();
-    if (ok(value) || tries >= 50) return value;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
 // This file's CBU rates are dated 2011, a year no other file uses (the rates are shared by every file of a run).
 
-async function logIn(page: Page, user: Registered): Promise<void> {
-  await page.goto(workspaceUrl(user.me.company.slug, '/login'));
-  await page.fill('input[name=email]', user.email);
-  await page.fill('input[name=password]', user.password);
-  await page.click('button[type=submit]');
-}
+const logIn = (page: Page, user: Registered) => submitLogin(web, page, user);
 
 describe('web pages in a real browser', () => {
   test('registration from the mailed link: password twice and a company, then the workspace address', async () => {
