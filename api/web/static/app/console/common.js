@@ -47,3 +47,47 @@ export const uuid = () => crypto.randomUUID();
 export function problemType(err) {
   return err instanceof ProblemError && typeof err.problem.type === 'string' ? err.problem.type.split('/').pop() ?? null : null;
 }
+
+/** @typedef {{ path: string, message: string }} FieldProblem */
+
+/**
+ * Problems shown beside the fields they name. `places` maps a problem path (`lines/0/quantity`) to its controls
+ * and the line its message shows on; the form fills it as it builds its fields.
+ * @param {Map<string, { controls: HTMLElement[], error: HTMLElement }>} places
+ */
+export function fieldProblems(places) {
+  /** The paths whose problems are shown. @type {Set<string>} */
+  const shown = new Set();
+  const clear = () => {
+    for (const key of shown) {
+      const place = places.get(key);
+      if (!place) continue;
+      place.controls.forEach((control) => control.removeAttribute('aria-invalid'));
+      place.error.textContent = '';
+      place.error.hidden = true;
+    }
+    shown.clear();
+  };
+  /**
+   * Shows each problem next to its field (several on one line join); answers those no field is named by.
+   * @param {FieldProblem[]} problems
+   */
+  const show = (problems) => {
+    clear();
+    /** @type {FieldProblem[]} */
+    const elsewhere = [];
+    for (const p of problems) {
+      const place = places.get(p.path);
+      if (!place) {
+        elsewhere.push(p);
+        continue;
+      }
+      place.controls.forEach((control) => control.setAttribute('aria-invalid', 'true'));
+      if (!place.error.textContent.includes(p.message)) place.error.textContent = [place.error.textContent, p.message].filter(Boolean).join(' ');
+      place.error.hidden = false;
+      shown.add(p.path);
+    }
+    return elsewhere;
+  };
+  return { shown, clear, show };
+}

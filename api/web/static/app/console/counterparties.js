@@ -8,13 +8,13 @@
 import { ProblemError, describe } from '../api.js';
 import { busy, clearAlert, h, showAlert } from '../dom.js';
 import { api, can, company } from '../session.js';
-import { failed, problemType, table } from './common.js';
+import { failed, problemType, table, fieldProblems } from './common.js';
 import { identification } from './counterparty-picker.js';
 
 /** @typedef {import('../../../../../contracts/openapi').components['schemas']} Schemas */
 /** @typedef {Schemas['Counterparty']} Counterparty */
 /** @typedef {Schemas['CounterpartyCreate']} Details */
-/** @typedef {{ path: string, message: string }} FieldProblem */
+/** @typedef {import('./common.js').FieldProblem} FieldProblem */
 
 const PAGE_SIZES = [10, 25, 50, 100];
 const SEARCH_DEBOUNCE_MS = 300;
@@ -213,9 +213,6 @@ function editor(body, c, back) {
   /** The field (or bank account row) each problem path names, and the line its problem shows on. */
   /** @type {Map<string, { controls: HTMLElement[], error: HTMLElement }>} */
   const places = new Map();
-  /** The paths whose problems are shown. */
-  /** @type {Set<string>} */
-  const shown = new Set();
   /** The rows sent, in the order of `bankAccounts`: the API's paths name a bank account by its place there. */
   /** @type {number[]} */
   let sentRows = [];
@@ -349,38 +346,7 @@ function editor(body, c, back) {
     return problems;
   };
 
-  const clearProblems = () => {
-    for (const key of shown) {
-      const place = places.get(key);
-      if (!place) continue;
-      place.controls.forEach((control) => control.removeAttribute('aria-invalid'));
-      place.error.textContent = '';
-      place.error.hidden = true;
-    }
-    shown.clear();
-  };
-  /**
-   * Shows each problem next to its field; answers the problems no field is named by.
-   * @param {FieldProblem[]} problems
-   */
-  const showProblems = (problems) => {
-    clearProblems();
-    /** @type {FieldProblem[]} */
-    const elsewhere = [];
-    for (const p of problems) {
-      const place = places.get(p.path);
-      if (!place) {
-        elsewhere.push(p);
-        continue;
-      }
-      place.controls.forEach((control) => control.setAttribute('aria-invalid', 'true'));
-      // A bank account's row has one line for the problems of both its fields.
-      if (!place.error.textContent.includes(p.message)) place.error.textContent = [place.error.textContent, p.message].filter(Boolean).join(' ');
-      place.error.hidden = false;
-      shown.add(p.path);
-    }
-    return elsewhere;
-  };
+  const { shown, clear: clearProblems, show: showProblems } = fieldProblems(places);
   /** The first control marked, for the focus. */
   const firstMarked = () => /** @type {HTMLElement | null} */ (form.querySelector('[aria-invalid=true]'));
 

@@ -12,7 +12,7 @@ import { busy, clearAlert, h, showAlert } from '../dom.js';
 import { QUANTITY, UNIT_PRICE, VAT_RATE, formatAmount, formatUnits, groupDigits, invoiceLineUnits, plainAmount } from '../money.js';
 import { api, can, company } from '../session.js';
 import { accountOption, accountPicker } from './account-picker.js';
-import { failed, problemType, table, today, uuid } from './common.js';
+import { failed, problemType, table, today, uuid, fieldProblems } from './common.js';
 import { counterpartyPicker } from './counterparty-picker.js';
 import { FUNCTIONAL, currencyDecimals } from './currency.js';
 import { showEntry } from './journal.js';
@@ -23,7 +23,7 @@ import { showEntry } from './journal.js';
 /** @typedef {Schemas['InvoiceStatus']} Status */
 /** @typedef {Schemas['InvoiceLineInput']} LineInput */
 /** @typedef {import('./combobox.js').ComboOption} ComboOption */
-/** @typedef {{ path: string, message: string }} FieldProblem */
+/** @typedef {import('./common.js').FieldProblem} FieldProblem */
 
 /**
  * The company's VAT setting as the form needs it: `known` false when the caller may not read the accounting
@@ -514,8 +514,6 @@ async function editor(body, inv, back, leave = back) {
   /** The field each problem path names, and the line its problem shows on. */
   /** @type {Map<string, { controls: HTMLElement[], error: HTMLElement }>} */
   const places = new Map();
-  /** @type {Set<string>} */
-  const shown = new Set();
   /** The API's problems of the last refusal, each shown until its field is edited. */
   /** @type {FieldProblem[]} */
   let fromApi = [];
@@ -793,37 +791,7 @@ async function editor(body, inv, back, leave = back) {
     return problems;
   };
 
-  const clearProblems = () => {
-    for (const key of shown) {
-      const place = places.get(key);
-      if (!place) continue;
-      place.controls.forEach((control) => control.removeAttribute('aria-invalid'));
-      place.error.textContent = '';
-      place.error.hidden = true;
-    }
-    shown.clear();
-  };
-  /**
-   * Shows each problem next to its field; answers those no field is named by.
-   * @param {FieldProblem[]} problems
-   */
-  const showProblems = (problems) => {
-    clearProblems();
-    /** @type {FieldProblem[]} */
-    const elsewhere = [];
-    for (const p of problems) {
-      const place = places.get(p.path);
-      if (!place) {
-        elsewhere.push(p);
-        continue;
-      }
-      place.controls.forEach((control) => control.setAttribute('aria-invalid', 'true'));
-      if (!place.error.textContent.includes(p.message)) place.error.textContent = [place.error.textContent, p.message].filter(Boolean).join(' ');
-      place.error.hidden = false;
-      shown.add(p.path);
-    }
-    return elsewhere;
-  };
+  const { shown, clear: clearProblems, show: showProblems } = fieldProblems(places);
   const firstMarked = () => /** @type {HTMLElement | null} */ (form.querySelector('[aria-invalid=true]:not([hidden])'));
 
   /** The problem paths a control answers to. @param {EventTarget | null} target */
