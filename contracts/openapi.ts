@@ -1133,7 +1133,8 @@ export interface paths {
          *     (accounting settings; 400 when they are not saved), `null` is exempt; under the SIMPLIFIED tax regime
          *     no line carries VAT (400 `validation` for a rate). A SALES line's `account` defaults to 9020 (revenue);
          *     a PURCHASE line names its expense, inventory or asset account. Accounts are the company's detail
-         *     accounts (400 `unknown-account`, `header-account`). A SALES invoice is numbered when posted; a PURCHASE
+         *     accounts (400 `unknown-account`, `header-account`), never one the posting writes itself (4010, 6010,
+         *     6410, 4410, 6310, 4310: 400 `validation`). A SALES invoice is numbered when posted; a PURCHASE
          *     invoice carries the supplier's `number`, unique per supplier among invoices not cancelled (409
          *     `supplier-number-exists`). `dueDate` defaults to the date plus the counterparty's payment terms. The
          *     counterparty is one of the company's active counterparties (400 `unknown-counterparty`).

@@ -124,7 +124,9 @@ function lineVatRate(line: InvoiceLineInput, i: number, vat: VatSetting): Decima
  * The invoice's lines with their amounts: net = quantity × unit price and VAT = net × rate / 100, each
  * rounded half-up to the currency's decimals, gross = net + VAT; the totals are the lines' sums.
  */
-export function computeInvoice(kind: InvoiceKind, input: InvoiceLineInput[], currency: string, vat: VatSetting, accounts: Pick<DocumentAccounts, 'revenue'>): InvoiceAmounts {
+export function computeInvoice(kind: InvoiceKind, input: InvoiceLineInput[], currency: string, vat: VatSetting, accounts: DocumentAccounts): InvoiceAmounts {
+  // The accounts the posting writes itself are never a line's: a line on 6410 would be VAT outside the register.
+  const own = new Set([accounts.receivable, accounts.payable, accounts.outputVat, accounts.inputVat, accounts.advancesReceived, accounts.advancesPaid]);
   const places = currencyDecimals(currency);
   let totalNet = new Decimal(0);
   let totalVat = new Decimal(0);
@@ -133,6 +135,7 @@ export function computeInvoice(kind: InvoiceKind, input: InvoiceLineInput[], cur
     if (!quantity.greaterThan(0)) throw invalid(`/body/lines/${i}/quantity`, `line ${i + 1}: quantity must be above zero`);
     const account = line.account ?? (kind === 'SALES' ? accounts.revenue : undefined);
     if (account === undefined) throw invalid(`/body/lines/${i}/account`, `line ${i + 1}: a purchase line names its expense, inventory or asset account`);
+    if (own.has(account)) throw invalid(`/body/lines/${i}/account`, `line ${i + 1}: ${account} is an account the posting writes itself (settlement, VAT or advances); name the revenue, expense, inventory or asset account`);
     const rate = lineVatRate(line, i, vat);
     const net = quantity.times(line.unitPrice).toDecimalPlaces(places, Decimal.ROUND_HALF_UP);
     const lineVat = rate === null ? new Decimal(0) : net.times(rate).dividedBy(100).toDecimalPlaces(places, Decimal.ROUND_HALF_UP);

@@ -63,7 +63,7 @@ describe('drafts (createInvoice, updateInvoice, deleteInvoice, getInvoice)', () 
     expect(n).toBe(0);
   });
 
-  test('bad drafts are 400 and store nothing: a purchase without number, a sales invoice with one, a purchase line without account, an unknown or header account, an unknown counterparty, quantity 0, a rate with three decimals or above 100, 501 lines, a due date before the date', async () => {
+  test('bad drafts are 400 and store nothing: a purchase without number, a sales invoice with one, a purchase line without account, an unknown or header account, a line on an account the posting writes itself (6410, 4410), an unknown counterparty, quantity 0, a rate with three decimals or above 100, 501 lines, a due date before the date', async () => {
     const invoices = invoicesApi(stack, bob);
     const cp = await aCounterparty(stack, bob);
     const line = { description: 'x', quantity: '1', unitPrice: '1' };
@@ -73,6 +73,8 @@ describe('drafts (createInvoice, updateInvoice, deleteInvoice, getInvoice)', () 
       [{ kind: 'PURCHASE', number: 'P-1', date: '2026-01-05', counterpartyId: cp, lines: [line] }, 'validation', '/body/lines/0/account'],
       [{ ...salesBody(cp, '2026-01-05'), lines: [{ ...line, account: '9999' }] }, 'unknown-account', '/body/lines/0/account'],
       [{ ...salesBody(cp, '2026-01-05'), lines: [{ ...line, account: '9000' }] }, 'header-account', '/body/lines/0/account'],
+      [{ ...salesBody(cp, '2026-01-05'), lines: [{ ...line, account: '6410' }] }, 'validation', '/body/lines/0/account'],
+      [{ kind: 'PURCHASE', number: 'P-2', date: '2026-01-05', counterpartyId: cp, lines: [{ ...line, account: '4410' }] }, 'validation', '/body/lines/0/account'],
       [salesBody(randomUUID(), '2026-01-05'), 'unknown-counterparty', '/body/counterpartyId'],
       [{ ...salesBody(cp, '2026-01-05'), lines: [{ ...line, quantity: '0' }] }, 'validation', '/body/lines/0/quantity'],
       [{ ...salesBody(cp, '2026-01-05'), lines: [{ ...line, quantity: '1.0001' }] }, 'validation', '/body/lines/0/quantity'],

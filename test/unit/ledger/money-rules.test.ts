@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { convertToUzs, currencyDecimals, decimalsOf } from '../../../core/ledger/currency';
 import { AMOUNT_PATTERN, formatMinorUnits, toMinorUnits } from '../../../core/ledger/money';
-import { computeInvoice, type InvoiceLineInput } from '../../../core/invoices/invoices';
+import { computeInvoice, DEFAULT_DOCUMENT_ACCOUNTS, type InvoiceLineInput } from '../../../core/invoices/invoices';
 import {
   AMOUNTS, CONVERSIONS, COPIED, CURRENCY_DECIMALS, FOREIGN_AMOUNTS, GROUPED, INVOICE_LINES, INVOICE_TOTALS, NOT_AMOUNTS, RATE_NUMBERS, SIGNED_SUMS, TYPED_AMOUNTS, VAT_RATES,
 } from './money-vectors';
@@ -134,7 +134,7 @@ describe('invoice lines: core and the console compute a draft\'s amounts alike',
     description: 'Goods', quantity: l.quantity, unitPrice: l.unitPrice, vatRate: l.vatRate === null ? null : Number(l.vatRate),
   });
   const byCore = (currency: string, lines: { quantity: string; unitPrice: string; vatRate: string | null }[]) =>
-    computeInvoice('SALES', lines.map(coreLine), currency, { taxRegime: 'GENERAL', vatRate: '12' }, { revenue: '9020' });
+    computeInvoice('SALES', lines.map(coreLine), currency, { taxRegime: 'GENERAL', vatRate: '12' }, DEFAULT_DOCUMENT_ACCOUNTS);
 
   test('the form checks quantities and unit prices with the document\'s patterns', () => {
     const line = document.components.schemas.InvoiceLineInput.properties;
