@@ -21,14 +21,14 @@ module.exports = {
       severity: 'error',
       comment: 'contracts/ is shared by the API, the workflows and the activities; it may lean on core/ only.',
       from: { path: '^contracts/' },
-      to: { path: '^(api|workflows|activities|adapters|db|worker)/' },
+      to: { path: '^(api|workflows|activities|adapters|db|worker|services)/' },
     },
     {
       name: 'core-imports-no-db',
       severity: 'error',
       comment: 'core/ is plain domain code: no database, no HTTP layer, no workflows, no adapters, no runtime (config, logger).',
       from: { path: '^core/' },
-      to: { path: '^(db|api|workflows|activities|adapters|worker|runtime)/' },
+      to: { path: '^(db|api|workflows|activities|adapters|worker|runtime|services)/' },
     },
     {
       name: 'core-reads-contracts-types-only',
@@ -62,7 +62,7 @@ module.exports = {
       severity: 'error',
       comment: 'runtime/ (config from the environment, the logger) is read by every layer; it imports only core/.',
       from: { path: '^runtime/' },
-      to: { path: '^(db|api|workflows|activities|adapters|worker|contracts)/' },
+      to: { path: '^(db|api|workflows|activities|adapters|worker|contracts|services)/' },
     },
     {
       name: 'one-door-to-temporal',
@@ -78,14 +78,23 @@ module.exports = {
       severity: 'error',
       comment: 'Adapters implement ports from core/; what they need from storage is injected.',
       from: { path: '^adapters/' },
-      to: { path: '^(db|api|workflows|activities|worker)/' },
+      to: { path: '^(db|api|workflows|activities|worker|services)/' },
     },
     {
       name: 'db-imports-no-upper-layers',
       severity: 'error',
       comment: 'The data layer serves the API and the activities; it never calls them.',
       from: { path: '^db/' },
-      to: { path: '^(api|workflows|activities|adapters|worker)/' },
+      to: { path: '^(api|workflows|activities|adapters|worker|services)/' },
+    },
+    {
+      name: 'services-serve-api-and-activities',
+      severity: 'error',
+      comment:
+        'services/ holds the changes the API and the activities both make inside a transaction (the posting path, a payment, ' +
+        'a bank line\'s match): it builds on core/, db/, contracts/ and runtime/, and knows neither HTTP nor Temporal.',
+      from: { path: '^services/' },
+      to: { path: ['^(api|workflows|activities|worker|adapters)/', '^node_modules/(express|@temporalio)/'] },
     },
     {
       name: 'models-only-in-repositories',

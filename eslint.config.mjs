@@ -30,7 +30,7 @@ export default tseslint.config(
         {
           patterns: [
             { group: ['node:*', 'fs', 'path', 'crypto', 'http', 'https', 'net', 'os', 'child_process'], message: 'Workflows must not use Node built-ins.' },
-            { group: ['sequelize', 'pg', '@sendgrid/*', 'jsonwebtoken', '**/db/**', '**/core/**', '**/runtime/**', '**/api/**', '**/activities/**', '**/adapters/**'], message: 'Workflows import only contracts/ and the workflow SDK; the outside world is reached through activities.' },
+            { group: ['sequelize', 'pg', '@sendgrid/*', 'jsonwebtoken', '**/db/**', '**/core/**', '**/runtime/**', '**/api/**', '**/activities/**', '**/adapters/**', '**/services/**'], message: 'Workflows import only contracts/ and the workflow SDK; the outside world is reached through activities.' },
           ],
         },
       ],

@@ -9,6 +9,8 @@ import { createRefreshRatesActivities, type RefreshRatesDeps } from './rates/ref
 import { createSendNotificationActivities, type SendNotificationDeps } from './notifications/send-notification';
 import { createHousekeepingActivities, type HousekeepingDeps } from './housekeeping/housekeeping';
 import { createDeliverWebhookActivities, type DeliverWebhookDeps } from './webhooks/deliver-webhook';
+import { createImportBankStatementActivities } from './bank-statements/import-bank-statement';
+import { createPostDepreciationActivities } from './fixed-assets/post-depreciation';
 
 export type ActivityDeps = MailLinkDeps &
   RegisterDeps &
@@ -34,5 +36,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createSendNotificationActivities(deps),
     ...createHousekeepingActivities(deps),
     ...createDeliverWebhookActivities(deps),
+    ...createImportBankStatementActivities(deps),
+    ...createPostDepreciationActivities(deps),
   };
 }

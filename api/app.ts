@@ -35,8 +35,12 @@ import { createSignIn } from './identity/sign-in';
 import { identityHandlers } from './identity/handlers';
 import { accountingHandlers } from './accounting/handlers';
 import { counterpartyHandlers } from './counterparties/handlers';
+import { bankAccountHandlers } from './bank-accounts/handlers';
 import { invoiceHandlers } from './invoices/handlers';
 import { paymentHandlers } from './payments/handlers';
+import { fixedAssetHandlers } from './fixed-assets/handlers';
+import { bankStatementHandlers } from './bank-statements/handlers';
+import { MAX_STATEMENT_BYTES as MAX_FILE_BODY } from '../adapters/bank-statements/fields';
 import { ledgerHandlers } from './ledger/handlers';
 import { auditHandlers } from './audit/handlers';
 import { mailHandlers } from './mail/handlers';
@@ -119,9 +123,12 @@ function createHandlers(
       security: createSecurity({ db, hasher, factors, factorSecrets, settings: config.secondFactors, emailDeliveryAvailable: Boolean(deps.mailer) }),
     }),
     ...accountingHandlers({ companies }),
-    ...counterpartyHandlers({ companies }),
+    ...counterpartyHandlers({ companies, xlsxThreads }),
+    ...bankAccountHandlers({ companies }),
     ...invoiceHandlers({ companies, webhookEvents, xlsxThreads }),
-    ...paymentHandlers({ companies, webhookEvents }),
+    ...paymentHandlers({ companies, webhookEvents, xlsxThreads }),
+    ...bankStatementHandlers({ companies, workflows, webhookEvents, xlsxThreads }),
+    ...fixedAssetHandlers({ companies, webhookEvents }),
     ...ledgerHandlers({ db, companies, workflows, index, webhookEvents, xlsxThreads }),
     ...auditHandlers({ db }),
     ...organisationHandlers({
@@ -185,6 +192,15 @@ export function createApp(deps: AppDeps): Express {
   const clientBody = express.json({ limit: '256kb', type: jsonTypes, verify: keepRawBody });
   // The provider's event batches (up to 1,000 events) are larger than any request of a client.
   const callbackBody = express.json({ limit: '1mb', type: jsonTypes, verify: keepRawBody });
+  // A file sent as it was exported (importBankStatement's statement): its bytes, up to 20 MiB, in the types
+  // the document offers for it (a binary body); any other type is left for the validator to refuse (415).
+  const fileBodies = new Map(
+    index.operations.flatMap((op) => {
+      const content = (doc.paths[op.path]?.[op.method.toLowerCase()]?.requestBody?.content ?? {}) as Record<string, { schema?: { format?: string } }>;
+      const types = Object.entries(content).filter(([, media]) => media.schema?.format === 'binary').map(([type]) => type);
+      return types.length > 0 ? [[op.operationId, express.raw({ limit: MAX_FILE_BODY, type: types })] as const] : [];
+    }),
+  );
   app.use(docsRoutes(index.pathOf('getOpenApiDocument', {})));
   app.use(webRoutes({ publicUrl: config.publicUrl, baseDomain: config.baseDomain }));
   app.use(
@@ -194,7 +210,7 @@ export function createApp(deps: AppDeps): Express {
       handlers: createHandlers(deps, doc, index, hasher, tokens, metrics),
       authenticate: authenticate({ db, tokens }),
       authenticateCallback: callbackGuard(config.mail.callbackToken),
-      parseBody: (op) => (op.requiresCallbackToken ? callbackBody : clientBody),
+      parseBody: (op) => fileBodies.get(op.operationId) ?? (op.requiresCallbackToken ? callbackBody : clientBody),
       exportSlots: createExportSlots({ perWorkspace: config.exports.perWorkspace, perProcess: config.exports.perProcess }),
       validator: OpenApiValidator.middleware({
         apiSpec: structuredClone(doc) as never,

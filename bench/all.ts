@@ -19,8 +19,19 @@
 //   Sections 8 and 9 run first (the export's memory is measured on the API as it started).
 //  10. two API processes behind nginx beside one process alone: /healthz, /me, posting (one company and
 //      eight), on a cluster of its own (scripts/start-cluster.sh: own ports and databases, about a minute to start).
-// BENCH_ONLY picks sections: reads,sql,posting,foreign,steps,hashing,revaluation,reports,exports,cluster (all by default;
-// BENCH_REPORT_LINES sets the lines of sections 8 and 9).
+//  11. posting a SALES invoice of five lines (postInvoice of prepared drafts, wrk) beside postJournalEntry of the
+//      entry it writes (Dr 4010 with the customer / Cr 9020 / Cr 6410), two runs each (bench/documents.ts);
+//  12. the aging of receivables over 100,000 open invoices of 5,000 customers with partial payments (loaded
+//      straight into the database, about a minute) beside the trial balance of the same day (BENCH_AGING_INVOICES,
+//      BENCH_AGING_COUNTERPARTIES, BENCH_AGING_SAMPLES as for npm run bench:documents);
+//  13. the VAT register of November over 20,000 sales invoices a month for a year (loaded straight into the
+//      database, a few minutes) beside the trial balance of the month's end (BENCH_VAT_INVOICES=20000,
+//      BENCH_VAT_MONTHS, BENCH_VAT_SAMPLES as for npm run bench:vat-register).
+//  14. a bank statement of 10,000 lines imported and matched against 5,000 open invoices (half its lines pay one
+//      each): time to COMPLETED beside parsing the file alone, and the API's and the worker's peak memory, for
+//      half as many lines too (BENCH_BANK_LINES, BENCH_BANK_INVOICES as for npm run bench:bank-import).
+// BENCH_ONLY picks sections: reads,sql,posting,foreign,steps,hashing,revaluation,reports,exports,cluster,
+// invoice-posting,aging,vat-register,bank-import (all by default; BENCH_REPORT_LINES sets the lines of sections 8 and 9).
 // Start the service with the request-rate limits raised, and the password hashes one client address may
 // have at once (the workspaces are registered eight at a time, all from this address; they would stop the load):
 //   RATE_LIMIT_MAGIC_LINK_PER_IP=1000000/3600 RATE_LIMIT_REGISTER_PER_IP=1000000/600 \
@@ -52,6 +63,9 @@ import { closeMonthly, measureReports } from './reports';
 import { apiPid, loadLines, measureExports, readsDuringExports } from './exports';
 import { signedMs, stepComparison } from './workflows';
 import { clusterScaling } from './cluster';
+import { AGING_AS_OF, measureAging, measureInvoicePosting } from './documents';
+import { measureVatRegister } from './vat-register';
+import { measureBankImport } from './bank-import';
 
 const STEPS = Number(process.env.BENCH_STEPS ?? 10);
 const WORKFLOWS = Number(process.env.BENCH_WORKFLOWS ?? 200);
@@ -426,12 +440,83 @@ async function journalExports(company: { ws: Workspace }): Promise<void> {
   show(`9b. Another workspace's GET /me (one at a time, every 10 ms at most) while one workspace exports ${REPORT_LINES} journal lines`);
 }
 
+async function invoicePosting(): Promise<void> {
+  const r = await measureInvoicePosting();
+  const both = (runs: [WrkResult, WrkResult]) => {
+    const [a, b] = runs;
+    const errors = a.errors + b.errors;
+    return {
+      perSecond: (a.perSecond + b.perSecond) / 2,
+      text: `${Math.round((a.perSecond + b.perSecond) / 2)} req/s (${Math.round(a.perSecond)}, ${Math.round(b.perSecond)}), p99 ${a.p99} / ${b.p99} ms, p50 ${a.p50} / ${b.p50} ms${errors ? `, ${errors} errors` : ''}`,
+    };
+  };
+  const entries = both(r.entries);
+  const invoices = both(r.invoices);
+  const shape = r.lines.map((l) => `${l.debit !== '0.00' ? 'Dr' : 'Cr'} ${l.accountCode}`).join(' / ');
+  rows.push(
+    { row: `POST /ledger/{id}/entries, the invoice's entry (${shape}), one company, 2 runs`, measured: entries.text, floor: '', ratio: '100%', target: '' },
+    {
+      row: `POST /invoices/{id}/{invoiceId}/posting, a draft of 5 lines (${r.drafts} drafts a run), one company, 2 runs`,
+      measured: invoices.text,
+      floor: `${Math.round(entries.perSecond)}`,
+      ratio: pct(invoices.perSecond, entries.perSecond),
+      target: '≥ 70%',
+    },
+  );
+  show(`11. Posting an invoice beside posting its entry directly (wrk -t2 -c${CONCURRENCY} -d${SECONDS}s each; runs in the order entry, invoice, invoice, entry)`);
+}
+
+async function aging(): Promise<void> {
+  const r = await measureAging();
+  rows.push(
+    { row: `trial balance at ${AGING_AS_OF} (floor)`, measured: `p50 ${r.trialBalance.p50} ms, p95 ${r.trialBalance.p95} ms`, floor: '', ratio: '1×', target: '' },
+    {
+      row: `aging of receivables at ${AGING_AS_OF} (${r.items} rows)`,
+      measured: `p50 ${r.aging.p50} ms, p95 ${r.aging.p95} ms`,
+      floor: `${r.trialBalance.p95} ms`,
+      ratio: `${(r.aging.p95 / r.trialBalance.p95).toFixed(2)}×`,
+      target: 'p95 ≤ 200 ms and ≤ 3×',
+    },
+  );
+  show(
+    `12. The aging over ${r.invoices} open invoices of ${r.counterparties} customers (loaded in ${r.loadSeconds.toFixed(0)} s), ` +
+      "p95 beside the trial balance's, one request at a time; each answer ties to 4010 and 6310",
+  );
+}
+
+async function vatRegister(): Promise<void> {
+  const r = await measureVatRegister();
+  const floor = r.timings[0]!;
+  rows.push({ row: floor.report, measured: `p50 ${floor.p50} ms, p95 ${floor.p95} ms`, floor: '', ratio: '1×', target: '' });
+  for (const t of r.timings.slice(1)) {
+    rows.push({ row: `${t.report} (${t.rows} rows)`, measured: `p50 ${t.p50} ms, p95 ${t.p95} ms`, floor: `${floor.p95} ms`, ratio: `${t.ratio}×`, target: t.report.includes('CSV') ? 'reported' : 'p95 ≤ 300 ms' });
+  }
+  show(
+    `13. The VAT register of November, ${r.invoices} sales and ${Math.floor(r.invoices / 4)} purchase invoices a month over ${r.months} months ` +
+      `(loaded in ${r.loadSeconds.toFixed(0)} s), p95 beside the trial balance's; each JSON answer ties to ledgerVat`,
+  );
+}
+
+async function bankImport(): Promise<void> {
+  const runs = await measureBankImport();
+  for (const r of runs) {
+    rows.push({
+      row: `import of a ${r.lines}-line 1C statement (${(r.bytes / 1024 / 1024).toFixed(1)} MiB) against ${r.invoices} open invoices, ${r.proposed} proposed`,
+      measured: `${r.seconds.toFixed(1)} s to COMPLETED; API +${r.apiPeakMiB} MiB, worker +${r.workerPeakMiB} MiB peak`,
+      floor: `parse alone ${r.parseSeconds.toFixed(2)} s`,
+      ratio: `${(r.seconds / r.parseSeconds).toFixed(0)}×`,
+      target: r === runs.at(-1) ? '≤ 30 s, memory flat in the file' : '',
+    });
+  }
+  show('14. A bank statement imported and matched (workflow bank-import-<account>-<sha256>), time to COMPLETED and peak memory above idle, at two sizes');
+}
+
 async function main(): Promise<void> {
   await requireRunningApi();
   const bin = ensureWrk();
   console.log(`Benchmarks against ${BASE}, Node ${process.version}, ${new Date().toISOString()}`);
   const ws = await workspace();
-  const only = (process.env.BENCH_ONLY ?? 'reads,sql,posting,foreign,steps,hashing,revaluation,reports,exports,cluster').split(',');
+  const only = (process.env.BENCH_ONLY ?? 'reads,sql,posting,foreign,steps,hashing,revaluation,reports,exports,cluster,invoice-posting,aging,vat-register,bank-import').split(',');
   // Sections 8 and 9 run first, on the API as it started: an export's memory is then its own, not what the
   // other sections' load left in the process (password hashing's native memory, the heap of 32 connections).
   if (only.includes('reports') || only.includes('exports')) {
@@ -446,6 +531,10 @@ async function main(): Promise<void> {
   if (only.includes('steps')) await stepUps();
   if (only.includes('hashing')) await underHashing(bin, ws);
   if (only.includes('revaluation')) await revaluation();
+  if (only.includes('invoice-posting')) await invoicePosting();
+  if (only.includes('aging')) await aging();
+  if (only.includes('vat-register')) await vatRegister();
+  if (only.includes('bank-import')) await bankImport();
   if (only.includes('cluster')) await clusterScaling(bin);
 }
 

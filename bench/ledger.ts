@@ -12,7 +12,7 @@ import { QueryTypes } from 'sequelize';
 import { loadConfig } from '../runtime/config';
 import { createSequelize } from '../db/connection';
 import { cbuRatesOn } from '../db/repositories/rates/rates';
-import { BASE, CONCURRENCY, SECONDS, post, registerWorkspace, requireRunningApi } from './harness';
+import { BASE, CONCURRENCY, PASSWORD, SECONDS, post, registerWorkspace, requireRunningApi } from './harness';
 import { ensureWrk, wrk, type WrkResult } from './http';
 
 const CLOSE_SIZES = (process.env.BENCH_CLOSE_LINES ?? '100000,1000000').split(',').map(Number).filter((n) => n > 0);
@@ -22,18 +22,29 @@ const config = loadConfig({ ...process.env, NODE_ENV: process.env.NODE_ENV ?? 'd
 export const POSTING_DATE = '2026-01-15';
 
 export interface Workspace {
+  email: string;
   accessToken: string;
   tenantId: string;
   legalEntityId: string;
 }
 
 export async function workspace(): Promise<Workspace> {
-  const { accessToken } = await registerWorkspace();
+  const { email, accessToken } = await registerWorkspace();
   const me = (await (await fetch(`${BASE}/api/v1/me`, { headers: { authorization: `Bearer ${accessToken}` } })).json()) as {
     tenantId: string;
     company: { id: string };
   };
-  return { accessToken, tenantId: me.tenantId, legalEntityId: me.company.id };
+  return { email, accessToken, tenantId: me.tenantId, legalEntityId: me.company.id };
+}
+
+/**
+ * The workspace with a fresh access token (its owner logs in again): a data set loaded for longer than an
+ * access token lives (ACCESS_TOKEN_TTL_SECONDS, 15 minutes by default) is read with it.
+ */
+export async function signedInAgain(ws: Workspace): Promise<Workspace> {
+  const res = await post('/api/v1/auth/login', { email: ws.email, password: PASSWORD });
+  if (res.status !== 200) throw new Error(`login answered ${res.status}: ${await res.text()}`);
+  return { ...ws, accessToken: ((await res.json()) as { accessToken: string }).accessToken };
 }
 
 /**

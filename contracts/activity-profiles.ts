@@ -95,4 +95,14 @@ export const activityProfiles = {
     heartbeatTimeout: '1 minute',
     retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5 },
   },
+  /**
+   * A bank statement's file read, checked and its lines stored, or its lines matched (importBankStatementWorkflow):
+   * seconds for a large file; heartbeats show it is alive. Retried until it succeeds: each step is one
+   * transaction that finds its own work done when a killed worker's retry comes.
+   */
+  statementImportStep: {
+    startToCloseTimeout: '10 minutes',
+    heartbeatTimeout: '20 seconds',
+    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
+  },
 } as const satisfies Record<string, ActivityOptions>;

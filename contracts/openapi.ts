@@ -1107,6 +1107,281 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/counterparties/{legalEntityId}/{counterpartyId}/reconciliation-statement": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+                counterpartyId: string;
+            };
+            cookie?: never;
+        };
+        /**
+         * The reconciliation statement (act of mutual settlements) with one counterparty for a period
+         * @description Extension. What the company's books say it and the counterparty owe each other: the balance before
+         *     `from`, a line per document from `from` to `to`, the turnovers and the closing balance, all in UZS. It is
+         *     read from the ledger: the journal lines naming the counterparty on settlement accounts (4000–4890 and
+         *     6000–6990, except the budget 6400–6499 and payroll 6700–6799), as the turnover sheet and the account
+         *     statement with `counterpartyId` read them, so `openingBalance` is the net balance (debit minus credit)
+         *     of those accounts' rows of the turnover sheet of the counterparty at the day before `from`, and
+         *     `closingBalance` at `to`. Positive: the counterparty owes the company (a customer's debt, an advance paid
+         *     to a supplier); negative: the company owes the counterparty (a supplier's invoice, an advance received).
+         *     A customer who is also a supplier has one statement, both sides netted. Revaluation differences name no
+         *     counterparty and are not in it.
+         *
+         *     A line is one entry's lines on those accounts in one currency: its `debit` the sum of their debits
+         *     (what increases what the counterparty owes), its `credit` the sum of their credits, so the lines sum to
+         *     `turnoverDebit` and `turnoverCredit` and an advance's allocation (Dr 6310 / Cr 4010) shows both, netting
+         *     to nothing. `kind` and `document` name the document that posted the entry: a sales or purchase invoice
+         *     (by number), its cancellation, a payment received or made (with the invoices it settled), its
+         *     cancellation, an advance allocated to invoices, or a journal entry (`Journal entry #N: ` and its
+         *     description). `source` is the entry's document (null for a journal entry), `accounts` the settlement
+         *     accounts of the line, `balance` the running balance after it. A line in a foreign currency has the
+         *     foreign amounts beside the UZS ones (`currency`, `currencyDebit`, `currencyCredit`). Lines are in
+         *     journal order (date, entry number, UZS before foreign currencies).
+         *
+         *     `view=COUNTERPARTY` is the same statement as the counterparty keeps it: debit and credit (and the foreign
+         *     amounts) exchanged, every balance negated (positive: the company owes the counterparty).
+         *
+         *     As JSON the lines are paged (`page`, `size`, `totalElements` counting the range's lines), each page's
+         *     running balance carrying on from `pageOpeningBalance`; the balances and turnovers are the whole range's
+         *     on every page, read with the page from one snapshot. By `Accept`, CSV or XLSX: the whole statement,
+         *     `page` and `size` not applying: a row `OPENING_BALANCE` (its `balance`), a row per line, a row
+         *     `TURNOVERS` (`debit`, `credit`) and a row `CLOSING_BALANCE` (its `balance`), each with the
+         *     counterparty's name and TIN, under the line's field names (`source.type`, `source.id`, `accounts` joined
+         *     by spaces). An id that is not one of the company's counterparties (archived ones included) is 404
+         *     `not-found`; `to` before `from`, or a range of more than 366 days, is 400 `validation`.
+         */
+        get: operations["getReconciliationStatement"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/bank-accounts/{legalEntityId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The company's own bank accounts, ordered by name then id
+         * @description `archived` chooses which: `false` (the default) the active accounts, `true` the archived ones, `all` both.
+         */
+        get: operations["listBankAccounts"];
+        put?: never;
+        /**
+         * Add one of the company's bank accounts to its register
+         * @description At version 1, active. The account number is unique among the company's bank accounts, archived ones
+         *     included (409 `bank-account-number-exists`, naming it). `currency` defaults to UZS; `accountCode`, the GL
+         *     account the money is kept on, to 5110 for UZS and 5210 for a foreign currency. The GL account is in
+         *     5100–5290 (400 `validation` otherwise) and a detail account of the company's chart (400 `unknown-account`
+         *     when the chart has no such account, `header-account` for 5100 or 5200). The account and the actor's
+         *     audit event commit together. 409 `company-archived` for an archived company.
+         */
+        post: operations["createBankAccount"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/bank-accounts/{legalEntityId}/{bankAccountId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+                bankAccountId: string;
+            };
+            cookie?: never;
+        };
+        /** One bank account, archived or not */
+        get: operations["getBankAccount"];
+        /**
+         * Replace the bank account's details; archive or restore it
+         * @description A full replacement: `currency` left out is UZS again and `accountCode` left out the currency's default,
+         *     with the rules of createBankAccount. `archived: true` archives the account (there is no delete: imported
+         *     statements refer to it); `false` restores it. 409 `stale-version` when expectedVersion is not the stored
+         *     version, `bank-account-number-exists` when another bank account of the company has the number,
+         *     `company-archived` for an archived company.
+         */
+        put: operations["updateBankAccount"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/bank-accounts/{legalEntityId}/{bankAccountId}/statements": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+                /** @description One of the company's bank accounts */
+                bankAccountId: components["parameters"]["BankAccountId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import a bank statement's file as the bank exported it
+         * @description The body is the file itself, at most 20 MiB (413 `payload-too-large` beyond). Its format is told from
+         *     its content and must be one its content type names: `text/plain` for the 1C client-bank exchange text
+         *     (`1CClientBankExchange`, Windows-1251, CP866 or UTF-8) and SWIFT MT940, `application/xml` (or
+         *     `text/xml`) for ISO 20022 camt.053, `text/csv` or the XLSX type for a bank's spreadsheet export read with
+         *     the saved column profile `profileId` names (400 without one, or with an unknown one; a copy of the
+         *     profile is kept with the import, so later edits of the profile do not change it). A cell that holds a
+         *     formula is read as its text, never evaluated. The file is stored with its SHA-256 and read by the workflow
+         *     `bank-import-<bankAccountId>-<sha256>`: 202 with the import RUNNING. Poll getBankStatementImport for its
+         *     outcome: COMPLETED with its counts, or FAILED with its problem and no line of the file stored
+         *     (`statement-unreadable`: a truncated file, a wrong code page, an XML document with a DTD or an entity;
+         *     `statement-unbalanced`: opening balance plus lines is not the closing balance, `difference` says by how
+         *     much; `statement-account-mismatch`: the file is of another account; `statement-currency-mismatch`).
+         *     The same file again for the same account answers the first import (200), whatever its outcome; a
+         *     line already stored from an overlapping statement is counted `duplicate`, and two identical rows of
+         *     one statement are both kept. 404 for another company's bank account; 409 `bank-account-archived`,
+         *     `company-archived`.
+         */
+        post: operations["importBankStatement"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/bank-accounts/{legalEntityId}/{bankAccountId}/statements/{importId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+                /** @description One of the company's bank accounts */
+                bankAccountId: components["parameters"]["BankAccountId"];
+                importId: string;
+            };
+            cookie?: never;
+        };
+        /** One import of a statement, with its status, counts and problem */
+        get: operations["getBankStatementImport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/bank-accounts/{legalEntityId}/{bankAccountId}/lines": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+                /** @description One of the company's bank accounts */
+                bankAccountId: components["parameters"]["BankAccountId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The account's statement lines in date order, with their status and proposal
+         * @description Each transaction the bank reported, once, whichever imports brought it: ordered by date, then by the
+         *     statement's order. Filters: `status`, `importId` (the lines an import added), `from` and `to` (dates,
+         *     inclusive).
+         */
+        get: operations["listBankLines"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/bank-accounts/{legalEntityId}/{bankAccountId}/lines/{lineId}/match": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+                /** @description One of the company's bank accounts */
+                bankAccountId: components["parameters"]["BankAccountId"];
+                /** @description One line of the bank account's statements */
+                lineId: components["parameters"]["BankLineId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm a line's match, posting its payment in the same commit
+         * @description `{"acceptProposal": true}` confirms the line's proposal (409 `bank-line-no-proposal` when it has none);
+         *     `{"allocations": [{"invoiceId", "amount"}]}` settles the invoices named instead, and
+         *     `{"counterpartyId", "allocations": []}` takes the line as an advance of that counterparty, and
+         *     `{"accountCode"}` (or a POST_TO_ACCOUNT proposal) posts the line to that account instead of a payment:
+         *     one entry (source BANK_LINE) between the bank account's GL account and it, dated the line, money in
+         *     credited to it, money out debited (400 when it is the bank's own GL account). The payment
+         *     of postPayment is posted with the line's date, direction and amount, on the bank account's GL account
+         *     and in its currency, its `bankLineId` the line's: the allocations are checked as postPayment checks
+         *     them (400 naming the field), what they leave of the amount is an advance. The line is MATCHED with its
+         *     `paymentId`; the payment, its entry, the line and the audit event commit together. 409
+         *     `bank-line-matched` for a line matched already, `period-closed` when the line's date is closed.
+         */
+        post: operations["matchBankLine"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/bank-accounts/{legalEntityId}/{bankAccountId}/lines/{lineId}/unmatch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+                /** @description One of the company's bank accounts */
+                bankAccountId: components["parameters"]["BankAccountId"];
+                /** @description One line of the bank account's statements */
+                lineId: components["parameters"]["BankLineId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Undo a line's match, cancelling its payment in the same commit
+         * @description The line's payment is cancelled as cancelPayment cancels it, dated the payment's date, so the
+         *     invoices it settled are open again from that day (a line posted to an account has its entry reversed
+         *     on the line's date instead); the line goes back to PROPOSED (when it has a
+         *     proposal) or UNMATCHED. 409 `bank-line-not-matched` for a line that is not MATCHED, `period-closed`
+         *     when the payment's date is closed.
+         */
+        post: operations["unmatchBankLine"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/invoices/{legalEntityId}": {
         parameters: {
             query?: never;
@@ -1225,8 +1500,9 @@ export interface paths {
         put?: never;
         /**
          * Cancel a posted invoice by reversing its entry
-         * @description Posts the reversal of the invoice's entry, dated `date` (on or after the invoice's date and after the
-         *     last close: 400, 409 `period-closed`), in the same commit as the status CANCELLED. An invoice with
+         * @description Posts the reversal of the invoice's entry, dated `date` (on or after the invoice's date and the
+         *     cancellation of any payment once allocated to it, 400 otherwise; after the last close, 409
+         *     `period-closed`), in the same commit as the status CANCELLED. An invoice with
          *     payments allocated to it is 409 `document-has-allocations` (cancel the payments first); a draft is
          *     deleted instead (409 `document-state`). Idempotent per `requestId`; another cancellation of a
          *     cancelled invoice is 409 `document-state`. The VAT register shows it as its negative in the month of
@@ -1302,7 +1578,9 @@ export interface paths {
          *     OUT: Dr 6010 the allocated part / Dr 4310 the rest, an advance paid / Cr `cashAccount`. Allocations are
          *     given (`allocations`) or found (`allocate: OLDEST_FIRST`: the counterparty's open invoices by due date,
          *     then date, then number); each names a posted invoice of the counterparty (SALES for IN, PURCHASE for
-         *     OUT), in the payment's currency, dated on or before the payment. An allocation above the invoice's
+         *     OUT), in the payment's currency, dated on or before the payment and not settled on that date by an
+         *     allocation released later (a payment cancelled after it: 400 when named, passed over by OLDEST_FIRST).
+         *     An allocation above the invoice's
          *     outstanding is 409 `allocation-exceeds-outstanding`, allocations above the amount 409
          *     `allocation-exceeds-payment`: nothing is posted then. An overpayment is an advance, never a negative
          *     invoice. A foreign-currency payment converts at the CBU rate of its date (409 `rate-unavailable`); the
@@ -1354,8 +1632,9 @@ export interface paths {
          * Allocate what a payment holds as an advance to invoices
          * @description Posts the reclassification of the amount allocated, dated `date` (on or after the payment): IN Dr 6310
          *     / Cr 4010, OUT Dr 6010 / Cr 4310, both naming the counterparty; a foreign advance at the payment's rate,
-         *     so the advance account clears as it was booked. The same checks as at posting (409
-         *     `allocation-exceeds-outstanding`, `allocation-exceeds-payment`); a cancelled payment is 409
+         *     so the advance account clears as it was booked. The same checks as at posting (400 for an invoice
+         *     settled on `date` by an allocation released later; 409 `allocation-exceeds-outstanding`,
+         *     `allocation-exceeds-payment`); a cancelled payment is 409
          *     `document-state`. Concurrent allocations to one invoice queue on it: it is never over-allocated.
          */
         post: operations["allocatePayment"];
@@ -1380,8 +1659,9 @@ export interface paths {
         put?: never;
         /**
          * Cancel a payment, reversing its entries and freeing its allocations
-         * @description One entry, dated `date` (on or after the payment, after the last close), mirrors every line the
-         *     payment's entries wrote (its own and its reclassifications); its `reversalOf` is the payment's entry.
+         * @description One entry, dated `date` (on or after the payment and its last allocation, else 400; after the last
+         *     close), mirrors every line the payment's entries wrote (its own and its reclassifications); its
+         *     `reversalOf` is the payment's entry.
          *     Its allocations are released on that date, so their invoices are open again. Idempotent per
          *     `requestId`; another cancellation is 409 `document-state`. Sends `payment.cancelled`.
          */
@@ -1413,11 +1693,286 @@ export interface paths {
          *     is the balance of 4010 (RECEIVABLE, debit) or 6010 (PAYABLE, credit) in that currency (UZS lines for
          *     UZS, the foreign amounts for a foreign currency), and `advances` that of 6310 (credit) or 4310 (debit).
          *     A paid invoice is never in it; an overpayment is an advance, not a negative invoice.
+         *
+         *     By `Accept`, JSON, CSV or XLSX: a row per item under the items' field names (`counterpartyId`, `name`,
+         *     `tin`, `currency`, the buckets, `outstanding`, `advances`); the totals per currency are the JSON
+         *     answer's (each currency's rows sum to them).
          */
         get: operations["getAgingReport"];
         put?: never;
         post?: never;
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ledger/{legalEntityId}/reports/bank-reconciliation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * A bank account's statement against its GL account at a date, and what explains the difference
+         * @description `statementBalance` is the opening balance of the account's first completed statement plus every
+         *     statement line dated by `asOf`; `ledgerBalance` the balance of the account's GL account at `asOf` (in the
+         *     bank account's currency: the foreign amounts for a foreign account). `unmatchedStatementLines` are the
+         *     statement's lines by `asOf` that no payment settles yet (UNMATCHED or PROPOSED), `unmatchedLedgerLines`
+         *     the GL account's entries since the first statement that no statement line explains (an entry and its
+         *     reversal, both by `asOf`, cancel out: a payment unmatched from its line is such a pair). Amounts are
+         *     signed, money in positive. `unexplained` = statementBalance − ledgerBalance − Σ unmatched statement lines
+         *     + Σ unmatched ledger lines: zero when the books and the bank agree; otherwise, what the GL account held
+         *     before the first statement differs from that statement's opening balance by it.
+         *
+         *     By `Accept`, JSON, CSV or XLSX: a row per unmatched line (`side` STATEMENT or LEDGER, `date`,
+         *     `reference` (the entry's number), `counterparty`, `description`, `amount`); the balances are the JSON
+         *     answer's. Text from the bank's file is written as text: a cell that would start a formula is
+         *     neutralised.
+         */
+        get: operations["getBankReconciliation"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/fixed-assets/{legalEntityId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The company's fixed assets, ordered by inventory number
+         * @description `status` chooses which (every status when left out). Each asset carries its accumulated depreciation and
+         *     net book value as the closes and disposals have charged them.
+         */
+        get: operations["listFixedAssets"];
+        put?: never;
+        /**
+         * Register a fixed asset as a DRAFT, before it is put in service
+         * @description At version 1, DRAFT. `assetAccount` is a fixed-asset account of the chart, 0111–0190 (land, 0110, is not
+         *     depreciated and is refused); `depreciationAccount` defaults to the matching 02xx account (0230 for 0130),
+         *     `expenseAccount` to 9420, `sourceAccount` (what the commissioning credits) to 0820; each must be a detail
+         *     account of the company's chart (400 `unknown-account`, `header-account`, naming the field). The monthly
+         *     charge is round((cost − salvageValue) / usefulLifeMonths, 2), half up; the last month takes the
+         *     rounding. 409 `inventory-number-exists` when another asset of the company has the number,
+         *     `company-archived` for an archived company.
+         */
+        post: operations["createFixedAsset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/fixed-assets/{legalEntityId}/{assetId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+                /** @description A fixed asset of the company */
+                assetId: components["parameters"]["AssetId"];
+            };
+            cookie?: never;
+        };
+        /** One fixed asset */
+        get: operations["getFixedAsset"];
+        /**
+         * Replace a DRAFT asset's details
+         * @description A full replacement with the rules of createFixedAsset, before commissioning only: a commissioned asset
+         *     keeps its figures (409 `document-state`; the database refuses the change too), so the schedule the
+         *     closes charge never changes under them. 409 `stale-version` when expectedVersion is not the stored
+         *     version, `inventory-number-exists`, `company-archived`.
+         */
+        put: operations["updateFixedAsset"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/fixed-assets/{legalEntityId}/{assetId}/commissioning": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+                /** @description A fixed asset of the company */
+                assetId: components["parameters"]["AssetId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Put a DRAFT asset in service, posting Dr its asset account / Cr its source
+         * @description Posts one entry (source FIXED_ASSET) dated `date`: Dr `assetAccount` / Cr `sourceAccount` for the cost,
+         *     through the ledger's own rules (409 `period-closed` for a date in a closed period), with the asset IN_SERVICE
+         *     in the same commit. Depreciation is charged from the month after `date`'s, by the period closes.
+         *     409 `document-state` when the asset is not a DRAFT (commissioned already), `stale-version` when
+         *     expectedVersion is not the stored version.
+         */
+        post: operations["commissionFixedAsset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/fixed-assets/{legalEntityId}/{assetId}/schedule": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+                /** @description A fixed asset of the company */
+                assetId: components["parameters"]["AssetId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The asset's depreciation month by month, with what is charged so far
+         * @description From the month after commissioning, one row per month of the useful life: the charge, the depreciation
+         *     accumulated through it and the net book value, and whether a close (or the disposal) has charged it. For
+         *     a DRAFT the schedule is a preview as if commissioned on `commissionedOn` (today when left out).
+         */
+        get: operations["getDepreciationSchedule"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/bank-matching-rules/{legalEntityId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The company's matching rules, in the order they are tried
+         * @description By priority (lowest first), then the order they were made.
+         */
+        get: operations["listBankMatchingRules"];
+        put?: never;
+        /**
+         * Add a matching rule
+         * @description Tried on every new line of a later import, before the default proposal (TIN and amount): the first
+         *     enabled rule by priority whose conditions all hold proposes its action. `SETTLE_INVOICES` proposes the
+         *     open invoices of the counterparty the line's TIN names (the one of exactly the line's amount first,
+         *     else oldest first up to it); `POST_TO_ACCOUNT` proposes posting the line to `accountCode` (a bank fee
+         *     to an expense account). `purposeContains` is case-insensitive; `purposePattern` is a case-insensitive
+         *     RE2 regular expression (linear time: look-arounds and back-references are refused, 400);
+         *     `amountTolerance` widens `amountEquals` both ways. 409 `company-archived`.
+         */
+        post: operations["createBankMatchingRule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/bank-matching-rules/{legalEntityId}/{ruleId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+                ruleId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Replace a matching rule
+         * @description A full replacement with the rules of createBankMatchingRule; 409 `stale-version` when expectedVersion is not the stored version.
+         */
+        put: operations["updateBankMatchingRule"];
+        post?: never;
+        /**
+         * Delete a matching rule
+         * @description Proposals it already made stay on their lines (naming it).
+         */
+        delete: operations["deleteBankMatchingRule"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/bank-statement-profiles/{legalEntityId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+            };
+            cookie?: never;
+        };
+        /** The company's column profiles for CSV and XLSX statements, by name */
+        get: operations["listBankStatementProfiles"];
+        put?: never;
+        /**
+         * Save how a bank's CSV or XLSX export is laid out
+         * @description The header row (0 when the columns are named by number), the date format and decimal separator, the
+         *     columns by header text or number (a signed `amount`, or `credit` and `debit`, or an unsigned `amount` with
+         *     a `direction` column), and where the account number and the balances are (a cell, the cell right of a
+         *     label, or a fixed value). 400 naming what is wrong with a profile that cannot be read with.
+         */
+        post: operations["createBankStatementProfile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/bank-statement-profiles/{legalEntityId}/{profileId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+                profileId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Replace a column profile
+         * @description A full replacement with the rules of createBankStatementProfile; imports made with it keep their copy. 409 `stale-version`.
+         */
+        put: operations["updateBankStatementProfile"];
+        post?: never;
+        /**
+         * Delete a column profile
+         * @description Imports made with it keep their copy.
+         */
+        delete: operations["deleteBankStatementProfile"];
         options?: never;
         head?: never;
         patch?: never;
@@ -3233,6 +3788,11 @@ export interface components {
             releasedDate: string | null;
         };
         Payment: {
+            /**
+             * Format: uuid
+             * @description The bank statement line the payment settles (matchBankLine), or null
+             */
+            bankLineId: string | null;
             /** Format: uuid */
             id: string;
             /** @enum {string} */
@@ -3308,6 +3868,397 @@ export interface components {
             /** @enum {string} */
             type?: "payment.posted";
             data?: components["schemas"]["WebhookPaymentData"];
+        };
+        BankStatementImport: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            bankAccountId: string;
+            /** @enum {string} */
+            status: "RUNNING" | "COMPLETED" | "FAILED";
+            /** @description The file's SHA-256 in hex: one import per file and account */
+            sha256: string;
+            contentType: string;
+            /** Format: int32 */
+            byteSize: number;
+            /**
+             * @description As read from the file; null until read, or when it could not be
+             * @enum {string|null}
+             */
+            format: "1c" | "camt.053" | "mt940" | "csv" | "xlsx" | null;
+            /**
+             * Format: int32
+             * @description Statements in the file (several days or accounts)
+             */
+            statementCount: number | null;
+            /** Format: date */
+            periodFrom: string | null;
+            /** Format: date */
+            periodTo: string | null;
+            /** @description The earliest statement's opening balance */
+            openingBalance: string | null;
+            /** @description The latest statement's closing balance */
+            closingBalance: string | null;
+            counts: components["schemas"]["BankImportCounts"];
+            /** @description Why the file was refused (FAILED); no line of it was stored */
+            problem: {
+                /** @enum {string} */
+                type: "statement-unreadable" | "statement-unbalanced" | "statement-account-mismatch" | "statement-currency-mismatch";
+                title: string;
+                detail: string;
+                /** @description statement-unbalanced: opening + lines − closing */
+                difference?: string;
+                /** @description statement-unreadable: the line (or row) of the file where reading failed */
+                line?: number;
+            } | null;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            completedAt: string | null;
+        };
+        /** @description read = new + duplicate; matched, proposed and unmatched count the new lines */
+        BankImportCounts: {
+            /** Format: int32 */
+            read: number;
+            /** Format: int32 */
+            new: number;
+            /**
+             * Format: int32
+             * @description Lines the account had already (the same file, or an overlapping statement)
+             */
+            duplicate: number;
+            /** Format: int32 */
+            matched: number;
+            /** Format: int32 */
+            proposed: number;
+            /** Format: int32 */
+            unmatched: number;
+        };
+        BankLine: {
+            /** Format: uuid */
+            id: string;
+            /** Format: uuid */
+            bankAccountId: string;
+            /**
+             * Format: uuid
+             * @description The import that first brought the line
+             */
+            importId: string;
+            /** Format: date */
+            date: string;
+            /** @enum {string} */
+            direction: "IN" | "OUT";
+            /** @description Greater than zero, in the bank account's currency */
+            amount: string;
+            currency: string;
+            /** @description The bank's own reference of the transaction */
+            reference: string | null;
+            counterpartyName: string | null;
+            /** @description The payer's (IN) or payee's (OUT) TIN or PINFL as the bank gave it */
+            counterpartyTin: string | null;
+            counterpartyAccount: string | null;
+            counterpartyBankCode: string | null;
+            /** @description The purpose of payment, as the bank gave it (stored as text: formulas are never evaluated) */
+            purpose: string;
+            documentNumber: string | null;
+            /** @enum {string} */
+            status: "UNMATCHED" | "PROPOSED" | "MATCHED";
+            /** @description What matching proposes (PROPOSED, and kept once MATCHED or unmatched), or null: invoices of a counterparty to settle (SETTLE_INVOICES), or an account to post the line to (POST_TO_ACCOUNT) */
+            proposal: {
+                /** @enum {string} */
+                type: "SETTLE_INVOICES" | "POST_TO_ACCOUNT";
+                /**
+                 * Format: uuid
+                 * @description SETTLE_INVOICES: whose invoices
+                 */
+                counterpartyId: string | null;
+                /** @description POST_TO_ACCOUNT: the account */
+                accountCode: string | null;
+                /**
+                 * Format: uuid
+                 * @description The matching rule that proposed it; null for the default proposal (TIN and amount)
+                 */
+                ruleId: string | null;
+                allocations: {
+                    /** Format: uuid */
+                    invoiceId: string;
+                    invoiceNumber: string | null;
+                    amount: string;
+                }[];
+                /** @description Why it was proposed */
+                reason: string;
+            } | null;
+            /**
+             * Format: uuid
+             * @description MATCHED by a payment: the payment that settles it
+             */
+            paymentId: string | null;
+            /**
+             * Format: uuid
+             * @description MATCHED by posting it to an account: its entry
+             */
+            entryId: string | null;
+            /** Format: date-time */
+            matchedAt: string | null;
+        };
+        BankLinePage: {
+            items: components["schemas"]["BankLine"][];
+            /** Format: int32 */
+            page: number;
+            /** Format: int32 */
+            size: number;
+            /** Format: int64 */
+            totalElements: number;
+            /** Format: int64 */
+            totalPages: number;
+        };
+        /** @description Exactly one of acceptProposal, allocations and accountCode; counterpartyId only with allocations (required when they are empty) */
+        BankLineMatch: {
+            /** @enum {boolean} */
+            acceptProposal?: true;
+            /** @description Post the line to this account (a bank fee to an expense account): its own entry against the bank account's GL account */
+            accountCode?: string;
+            /** Format: uuid */
+            counterpartyId?: string;
+            allocations?: {
+                /** Format: uuid */
+                invoiceId: string;
+                amount: string;
+            }[];
+        };
+        BankReconciliation: {
+            /** Format: uuid */
+            bankAccountId: string;
+            accountNumber: string;
+            /** @description The GL account */
+            accountCode: string;
+            currency: string;
+            /** Format: date */
+            asOf: string;
+            /**
+             * Format: date
+             * @description The first day the account's completed statements cover; null before any
+             */
+            firstStatementDate: string | null;
+            statementBalance: string;
+            ledgerBalance: string;
+            unmatchedStatementLines: {
+                /** Format: int32 */
+                count: number;
+                total: string;
+                items: {
+                    /** Format: uuid */
+                    lineId: string;
+                    /** Format: date */
+                    date: string;
+                    /** @enum {string} */
+                    direction: "IN" | "OUT";
+                    /** @description Signed: money in positive */
+                    amount: string;
+                    counterpartyName: string | null;
+                    purpose: string;
+                    /** @enum {string} */
+                    status: "UNMATCHED" | "PROPOSED";
+                }[];
+            };
+            unmatchedLedgerLines: {
+                /** Format: int32 */
+                count: number;
+                total: string;
+                items: {
+                    /** Format: uuid */
+                    entryId: string;
+                    /** Format: int64 */
+                    entryNumber: number;
+                    /** Format: date */
+                    date: string;
+                    description: string;
+                    /** @description Signed: debit (money in) positive */
+                    amount: string;
+                }[];
+            };
+            /** @description statementBalance − ledgerBalance − unmatched statement lines + unmatched ledger lines; zero when they agree */
+            unexplained: string;
+        };
+        /** @description Every condition given must hold; none given holds for every line */
+        BankMatchingRuleConditions: {
+            /** @enum {string} */
+            direction?: "IN" | "OUT";
+            /** @description The payer's (IN) or payee's (OUT) TIN or PINFL */
+            counterpartyTin?: string;
+            counterpartyAccount?: string;
+            amountEquals?: string;
+            /** @description Needs amountEquals: the line's amount may differ by this much either way */
+            amountTolerance?: string;
+            purposeContains?: string;
+            /** @description A case-insensitive RE2 regular expression */
+            purposePattern?: string;
+            /** @description The bank's own reference of the transaction */
+            reference?: string;
+        };
+        BankMatchingRuleAction: {
+            /** @enum {string} */
+            type: "SETTLE_INVOICES" | "POST_TO_ACCOUNT";
+            /** @description POST_TO_ACCOUNT only, and required there */
+            accountCode?: string;
+        };
+        BankMatchingRule: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /**
+             * Format: int32
+             * @description Lowest first
+             */
+            priority: number;
+            enabled: boolean;
+            conditions: components["schemas"]["BankMatchingRuleConditions"];
+            action: components["schemas"]["BankMatchingRuleAction"];
+            /** @description The import confirms what this rule proposes by itself, posting the payment or the entry of each line as matchBankLine would, one line to a commit, on behalf of the person who imported; a line it cannot post (a closed period, an invoice settled meanwhile) stays PROPOSED with the reason */
+            autoConfirm: boolean;
+            /** Format: int64 */
+            version: number;
+        };
+        BankMatchingRulePage: {
+            items: components["schemas"]["BankMatchingRule"][];
+            /** Format: int32 */
+            page: number;
+            /** Format: int32 */
+            size: number;
+            /** Format: int64 */
+            totalElements: number;
+            /** Format: int64 */
+            totalPages: number;
+        };
+        BankMatchingRuleCreate: {
+            name: string;
+            /** Format: int32 */
+            priority: number;
+            /** @default true */
+            enabled: boolean;
+            conditions: components["schemas"]["BankMatchingRuleConditions"];
+            action: components["schemas"]["BankMatchingRuleAction"];
+            /**
+             * @description Confirm the rule's proposals during the import (see BankMatchingRule)
+             * @default false
+             */
+            autoConfirm: boolean;
+        };
+        BankMatchingRuleUpdate: {
+            name: string;
+            /** Format: int32 */
+            priority: number;
+            enabled: boolean;
+            conditions: components["schemas"]["BankMatchingRuleConditions"];
+            action: components["schemas"]["BankMatchingRuleAction"];
+            /**
+             * @description Confirm the rule's proposals during the import (see BankMatchingRule); false when left out, as the update replaces the rule
+             * @default false
+             */
+            autoConfirm: boolean;
+            /** Format: int64 */
+            expectedVersion: number;
+        };
+        /** @description A column by its header text (trimmed, any case) or its 1-based number */
+        BankStatementColumnRef: string | number;
+        /** @description A cell by row and column, the first non-empty cell right of a label, or a fixed value the file does not say */
+        BankStatementCellRef: {
+            row: number;
+            column: number;
+        } | {
+            label: string;
+        } | {
+            value: string;
+        };
+        BankStatementColumnProfile: {
+            /**
+             * @description CSV only; "," unless said
+             * @enum {string}
+             */
+            delimiter?: "," | ";" | "\t" | "|";
+            /**
+             * @description CSV only; UTF-8 unless said
+             * @enum {string}
+             */
+            encoding?: "utf-8" | "windows-1251";
+            /** @description The 1-based row of the column headers; 0 when the columns are named by number */
+            headerRow: number;
+            /** @enum {string} */
+            dateFormat: "DD.MM.YYYY" | "YYYY-MM-DD" | "DD/MM/YYYY" | "MM/DD/YYYY" | "DD-MM-YYYY";
+            /** @enum {string} */
+            decimalSeparator: "." | ",";
+            columns: {
+                date: components["schemas"]["BankStatementColumnRef"];
+                amount?: components["schemas"]["BankStatementColumnRef"];
+                credit?: components["schemas"]["BankStatementColumnRef"];
+                debit?: components["schemas"]["BankStatementColumnRef"];
+                direction?: components["schemas"]["BankStatementColumnRef"];
+                purpose: components["schemas"]["BankStatementColumnRef"];
+                counterpartyName?: components["schemas"]["BankStatementColumnRef"];
+                counterpartyTin?: components["schemas"]["BankStatementColumnRef"];
+                counterpartyAccount?: components["schemas"]["BankStatementColumnRef"];
+                counterpartyBankCode?: components["schemas"]["BankStatementColumnRef"];
+                reference?: components["schemas"]["BankStatementColumnRef"];
+                documentNumber?: components["schemas"]["BankStatementColumnRef"];
+            };
+            directionValues?: {
+                in: string[];
+                out: string[];
+            };
+            statement: {
+                accountNumber: components["schemas"]["BankStatementCellRef"];
+                openingBalance: components["schemas"]["BankStatementCellRef"];
+                closingBalance: components["schemas"]["BankStatementCellRef"];
+                currency?: components["schemas"]["BankStatementCellRef"];
+            };
+        };
+        BankStatementProfile: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            profile: components["schemas"]["BankStatementColumnProfile"];
+            /** Format: int64 */
+            version: number;
+        };
+        BankStatementProfilePage: {
+            items: components["schemas"]["BankStatementProfile"][];
+            /** Format: int32 */
+            page: number;
+            /** Format: int32 */
+            size: number;
+            /** Format: int64 */
+            totalElements: number;
+            /** Format: int64 */
+            totalPages: number;
+        };
+        BankStatementProfileCreate: {
+            name: string;
+            profile: components["schemas"]["BankStatementColumnProfile"];
+        };
+        BankStatementProfileUpdate: {
+            name: string;
+            profile: components["schemas"]["BankStatementColumnProfile"];
+            /** Format: int64 */
+            expectedVersion: number;
+        };
+        WebhookBankStatementImportedData: {
+            /** Format: uuid */
+            importId: string;
+            /** Format: uuid */
+            legalEntityId: string;
+            /** Format: uuid */
+            bankAccountId: string;
+            /** Format: date */
+            periodFrom: string | null;
+            /** Format: date */
+            periodTo: string | null;
+            counts: components["schemas"]["BankImportCounts"];
+        };
+        /** @description A bank statement was imported (importBankStatement), its lines stored and proposed */
+        WebhookBankStatementImported: components["schemas"]["WebhookEvent"] & {
+            /** @enum {string} */
+            type?: "bank-statement.imported";
+            data?: components["schemas"]["WebhookBankStatementImportedData"];
         };
         /** @description A payment was cancelled and its allocations freed (cancelPayment) */
         WebhookPaymentCancelled: components["schemas"]["WebhookEvent"] & {
@@ -3391,6 +4342,103 @@ export interface components {
             /** Format: int64 */
             totalPages: number;
         };
+        ReconciliationLine: {
+            /** Format: date */
+            date: string;
+            /** @enum {string} */
+            kind: "SALES_INVOICE" | "PURCHASE_INVOICE" | "INVOICE_CANCELLATION" | "PAYMENT_RECEIVED" | "PAYMENT_MADE" | "PAYMENT_CANCELLATION" | "ADVANCE_ALLOCATION" | "JOURNAL_ENTRY";
+            /**
+             * @description What the line is, for a person
+             * @example Sales invoice 2026-000001
+             */
+            document: string;
+            /** @description The document that posted the entry; null for a journal entry */
+            source: {
+                /** @enum {string} */
+                type: "INVOICE" | "PAYMENT";
+                /** Format: uuid */
+                id: string;
+            } | null;
+            /** Format: uuid */
+            entryId: string;
+            /** Format: int64 */
+            entryNumber: number;
+            /** @description The settlement accounts of the line, e.g. ["4010"] or ["4010", "6310"] */
+            accounts: string[];
+            /**
+             * @description UZS
+             * @example 1120000.00
+             */
+            debit: string;
+            /**
+             * @description UZS
+             * @example 0.00
+             */
+            credit: string;
+            /**
+             * @description The running balance after this line, UZS
+             * @example 1120000.00
+             */
+            balance: string;
+            /** @description The foreign currency of the line; null for UZS */
+            currency: string | null;
+            /**
+             * @description The foreign amount of the debit side; null for UZS
+             * @example 100.00
+             */
+            currencyDebit: string | null;
+            /**
+             * @description The foreign amount of the credit side; null for UZS
+             * @example 0.00
+             */
+            currencyCredit: string | null;
+        };
+        ReconciliationStatement: {
+            /** Format: uuid */
+            counterpartyId: string;
+            /** @description As it is now */
+            counterpartyName: string;
+            /** @description The TIN, or the PINFL of an individual; null when the counterparty has neither */
+            counterpartyTin: string | null;
+            /** Format: date */
+            from: string;
+            /** Format: date */
+            to: string;
+            /** @enum {string} */
+            view: "COMPANY" | "COUNTERPARTY";
+            /**
+             * @description Before `from`, UZS; positive: the counterparty owes the company (COMPANY view)
+             * @example 1250.00
+             */
+            openingBalance: string;
+            /** @example 1250.00 */
+            turnoverDebit: string;
+            /** @example 1250.00 */
+            turnoverCredit: string;
+            /**
+             * @description openingBalance + turnoverDebit − turnoverCredit
+             * @example 1250.00
+             */
+            closingBalance: string;
+            /**
+             * @description The running balance before this page's first line
+             * @example 1250.00
+             */
+            pageOpeningBalance: string;
+            /** @description The page's lines */
+            lines: components["schemas"]["ReconciliationLine"][];
+            /** Format: int32 */
+            page: number;
+            /** Format: int32 */
+            size: number;
+            /**
+             * Format: int64
+             * @description The range's lines
+             */
+            totalElements: number;
+            /** Format: int64 */
+            totalPages: number;
+        };
         /** @description At most one of tin and pinfl (400 `validation` otherwise); neither for a foreign counterparty. Absent and null are the same. */
         CounterpartyCreate: {
             /** @description Stored without leading and trailing white space; not blank */
@@ -3424,6 +4472,194 @@ export interface components {
             /** Format: int32 */
             paymentTermsDays?: number;
             /** @description true archives the counterparty, false restores it */
+            archived: boolean;
+            /** Format: int64 */
+            expectedVersion: number;
+        };
+        BankAccount: {
+            /** Format: uuid */
+            id: string;
+            /** @description The bank's five-digit code (MFO) */
+            bankCode: string;
+            /** @description The twenty-digit account number, unique in the company */
+            accountNumber: string;
+            /** @description ISO 4217 */
+            currency: string;
+            /** @description The GL account the money is kept on (5100–5290) */
+            accountCode: string;
+            name: string;
+            /** @description Left out of lists unless asked for; statements keep referring to it */
+            archived: boolean;
+            /**
+             * Format: int64
+             * @description Send it back as expectedVersion
+             */
+            version: number;
+        };
+        FixedAsset: {
+            /** Format: uuid */
+            id: string;
+            inventoryNumber: string;
+            name: string;
+            /** @description The fixed-asset account (0111–0190) */
+            assetAccount: string;
+            /** @description Its accumulated depreciation account (0211–0290) */
+            depreciationAccount: string;
+            /** @description What a month's charge is debited to */
+            expenseAccount: string;
+            /** @description What the commissioning credits (0820 by default) */
+            sourceAccount: string;
+            /** @example 12000000.00 */
+            cost: string;
+            /** @example 0.00 */
+            salvageValue: string;
+            /** Format: int32 */
+            usefulLifeMonths: number;
+            /** @description round((cost − salvageValue) / usefulLifeMonths, 2), half up; the last month takes the rounding */
+            monthlyCharge: string;
+            /** @enum {string} */
+            status: "DRAFT" | "IN_SERVICE" | "FULLY_DEPRECIATED" | "DISPOSED";
+            /** Format: date */
+            commissionedOn: string | null;
+            /** Format: uuid */
+            commissioningEntryId: string | null;
+            /** @description The last month charged, YYYY-MM */
+            depreciatedThrough: string | null;
+            accumulatedDepreciation: string;
+            /** @description cost − accumulatedDepreciation */
+            netBookValue: string;
+            /** Format: date */
+            disposedOn: string | null;
+            /** Format: uuid */
+            disposalEntryId: string | null;
+            /** Format: int64 */
+            version: number;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        FixedAssetPage: {
+            items: components["schemas"]["FixedAsset"][];
+            /** Format: int32 */
+            page: number;
+            /** Format: int32 */
+            size: number;
+            /** Format: int64 */
+            totalElements: number;
+            /** Format: int64 */
+            totalPages: number;
+        };
+        FixedAssetCreate: {
+            /** @description Unique in the company; stored without leading and trailing white space */
+            inventoryNumber: string;
+            name: string;
+            /** @description A fixed-asset account, 0111–0190 (not land, 0110) */
+            assetAccount: string;
+            /** @description The matching 02xx account when left out */
+            depreciationAccount?: string;
+            /** @description 9420 when left out */
+            expenseAccount?: string;
+            /** @description 0820 when left out */
+            sourceAccount?: string;
+            /**
+             * @description In UZS, above zero
+             * @example 12000000.00
+             */
+            cost: string;
+            /** @description In UZS, at most the cost; 0 when left out */
+            salvageValue?: string;
+            /** Format: int32 */
+            usefulLifeMonths: number;
+        };
+        FixedAssetUpdate: {
+            /** @description Unique in the company; stored without leading and trailing white space */
+            inventoryNumber: string;
+            name: string;
+            /** @description A fixed-asset account, 0111–0190 (not land, 0110) */
+            assetAccount: string;
+            /** @description The matching 02xx account when left out */
+            depreciationAccount?: string;
+            /** @description 9420 when left out */
+            expenseAccount?: string;
+            /** @description 0820 when left out */
+            sourceAccount?: string;
+            /**
+             * @description In UZS, above zero
+             * @example 12000000.00
+             */
+            cost: string;
+            /** @description In UZS, at most the cost; 0 when left out */
+            salvageValue?: string;
+            /** Format: int32 */
+            usefulLifeMonths: number;
+            /** Format: int64 */
+            expectedVersion: number;
+        };
+        FixedAssetCommissioning: {
+            /**
+             * Format: date
+             * @description The day the asset is put in service; depreciation starts the month after
+             */
+            date: string;
+            /** Format: int64 */
+            expectedVersion: number;
+        };
+        DepreciationSchedule: {
+            /** Format: uuid */
+            assetId: string;
+            /** @enum {string} */
+            status: "DRAFT" | "IN_SERVICE" | "FULLY_DEPRECIATED" | "DISPOSED";
+            /**
+             * Format: date
+             * @description The commissioning date, or for a DRAFT the date of the preview
+             */
+            commissionedOn: string;
+            monthlyCharge: string;
+            months: {
+                month: string;
+                /**
+                 * Format: date
+                 * @description The month's last day: the date of its DEPRECIATION entry
+                 */
+                date: string;
+                charge: string;
+                accumulated: string;
+                netBookValue: string;
+                /** @description A close or the disposal has charged the month */
+                charged: boolean;
+            }[];
+        };
+        BankAccountPage: {
+            items: components["schemas"]["BankAccount"][];
+            /** Format: int32 */
+            page: number;
+            /** Format: int32 */
+            size: number;
+            /** Format: int64 */
+            totalElements: number;
+            /** Format: int64 */
+            totalPages: number;
+        };
+        BankAccountCreate: {
+            /** @description The bank's five-digit code (MFO) */
+            bankCode: string;
+            /** @description The twenty-digit account number, unique in the company */
+            accountNumber: string;
+            /** @description ISO 4217 code the ledger knows; UZS when left out */
+            currency?: string;
+            /** @description A detail account of the chart in 5100–5290; 5110 for UZS and 5210 for a foreign currency when left out */
+            accountCode?: string;
+            /** @description Stored without leading and trailing white space; not blank */
+            name: string;
+        };
+        /** @description Every editable field, as in BankAccountCreate (currency and accountCode left out take their defaults again), plus archived. */
+        BankAccountUpdate: {
+            bankCode: string;
+            accountNumber: string;
+            currency?: string;
+            accountCode?: string;
+            /** @description Stored without leading and trailing white space; not blank */
+            name: string;
+            /** @description true archives the account, false restores it */
             archived: boolean;
             /** Format: int64 */
             expectedVersion: number;
@@ -3603,14 +4839,14 @@ export interface components {
             description: string;
             reference: string | null;
             /**
-             * @description Extension: REVALUATION for the system entry a currency revaluation posts (never reversed: the next revaluation corrects it); YEAR_END_CLOSING for the closing entries a fiscal year's close posts (never reversed)
+             * @description Extension: REVALUATION for the system entry a currency revaluation posts (never reversed: the next revaluation corrects it); YEAR_END_CLOSING for the closing entries a fiscal year's close posts (never reversed); DEPRECIATION for a month's depreciation a period close posts, dated the month's last day (never reversed)
              * @enum {string}
              */
-            kind: "POSTING" | "REVALUATION" | "YEAR_END_CLOSING";
-            /** @description Extension: the invoice or payment that posted the entry (its posting or its cancellation); null for an entry posted directly */
+            kind: "POSTING" | "REVALUATION" | "YEAR_END_CLOSING" | "DEPRECIATION";
+            /** @description Extension: the invoice, payment or bank statement line (posted to an account) that posted the entry (its posting or its cancellation); null for an entry posted directly */
             source: {
                 /** @enum {string} */
-                type: "INVOICE" | "PAYMENT";
+                type: "INVOICE" | "PAYMENT" | "BANK_LINE" | "FIXED_ASSET";
                 /** Format: uuid */
                 id: string;
             } | null;
@@ -4018,7 +5254,7 @@ export interface components {
          * @description An event type (GET /webhooks/event-types lists them with their payload schemas)
          * @enum {string}
          */
-        WebhookEventType: "journal-entry.posted" | "journal-entry.reversed" | "period-close.completed" | "period-close.failed" | "revaluation.posted" | "member.joined" | "member.removed" | "member.updated" | "rates.refreshed" | "webhook.test" | "invoice.posted" | "invoice.cancelled" | "payment.posted" | "payment.cancelled";
+        WebhookEventType: "journal-entry.posted" | "journal-entry.reversed" | "period-close.completed" | "period-close.failed" | "revaluation.posted" | "member.joined" | "member.removed" | "member.updated" | "rates.refreshed" | "webhook.test" | "invoice.posted" | "invoice.cancelled" | "payment.posted" | "payment.cancelled" | "bank-statement.imported" | "depreciation.posted";
         WebhookEventTypeInfo: {
             type: components["schemas"]["WebhookEventType"];
             description: string;
@@ -4310,6 +5546,12 @@ export interface components {
             type?: "revaluation.posted";
             data?: components["schemas"]["WebhookJournalEntryData"];
         };
+        /** @description A period close posted a month's depreciation of the company's fixed assets (one DEPRECIATION entry per month it charged) */
+        WebhookDepreciationPosted: components["schemas"]["WebhookEvent"] & {
+            /** @enum {string} */
+            type?: "depreciation.posted";
+            data?: components["schemas"]["WebhookJournalEntryData"];
+        };
         /** @description Someone joined the workspace by accepting an invitation (acceptInvitation) */
         WebhookMemberJoined: components["schemas"]["WebhookEvent"] & {
             /** @enum {string} */
@@ -4435,6 +5677,15 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
+        /** @description The body exceeds the operation's size limit (`payload-too-large`) */
+        PayloadTooLarge: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
         /** @description Requests or attempts limited (`too-many-requests` per client IP or target email, per webhook endpoint for its test events, or per workspace for its exports running at once (EXPORTS_PER_WORKSPACE); `too-many-attempts` per identity); `Retry-After` gives the wait in seconds */
         TooManyRequests: {
             headers: {
@@ -4470,8 +5721,14 @@ export interface components {
         Page: number;
         /** @description Page size */
         Size: number;
+        /** @description One of the company's bank accounts */
+        BankAccountId: string;
+        /** @description One line of the bank account's statements */
+        BankLineId: string;
         /** @description The company (CompanyWorkspace.id) */
         LegalEntityId: string;
+        /** @description A fixed asset of the company */
+        AssetId: string;
         /** @description Four-digit account code */
         AccountCode: string;
         /** @description IANA zone for dateFrom, dateTo and date */
@@ -6329,6 +7586,426 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    getReconciliationStatement: {
+        parameters: {
+            query: {
+                from: string;
+                to: string;
+                /** @description The company's books, or the same with sides exchanged as the counterparty keeps them */
+                view?: "COMPANY" | "COUNTERPARTY";
+                /** @description Zero-based page number */
+                page?: components["parameters"]["Page"];
+                /** @description Page size */
+                size?: components["parameters"]["Size"];
+            };
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+                counterpartyId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The statement page (JSON), or the whole statement (CSV, XLSX) */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ExportDisposition"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReconciliationStatement"];
+                    "text/csv": components["schemas"]["CsvExport"];
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": components["schemas"]["XlsxExport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listBankAccounts: {
+        parameters: {
+            query?: {
+                /** @description `false` (the default): active accounts only; `true`: archived ones only; `all`: both */
+                archived?: "false" | "true" | "all";
+                /** @description Zero-based page number */
+                page?: components["parameters"]["Page"];
+                /** @description Page size */
+                size?: components["parameters"]["Size"];
+            };
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Bank account page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BankAccountPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createBankAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BankAccountCreate"];
+            };
+        };
+        responses: {
+            /** @description Created (version 1) */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BankAccount"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description `bank-account-number-exists` or `company-archived` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getBankAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+                bankAccountId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Bank account */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BankAccount"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateBankAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+                bankAccountId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BankAccountUpdate"];
+            };
+        };
+        responses: {
+            /** @description Saved, with the new version */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BankAccount"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description `stale-version`, `bank-account-number-exists` or `company-archived` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    importBankStatement: {
+        parameters: {
+            query?: {
+                /** @description The column profile a CSV or XLSX export is read with (required for those; refused for the other formats) */
+                profileId?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+                /** @description One of the company's bank accounts */
+                bankAccountId: components["parameters"]["BankAccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "text/plain": string;
+                "application/xml": string;
+                "text/xml": string;
+                "text/csv": string;
+                "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+            };
+        };
+        responses: {
+            /** @description This file was imported into this account before; its import */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BankStatementImport"];
+                };
+            };
+            /** @description Stored; the import is RUNNING */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BankStatementImport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description `bank-account-archived` or `company-archived` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getBankStatementImport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+                /** @description One of the company's bank accounts */
+                bankAccountId: components["parameters"]["BankAccountId"];
+                importId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The import */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BankStatementImport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listBankLines: {
+        parameters: {
+            query?: {
+                status?: "UNMATCHED" | "PROPOSED" | "MATCHED";
+                importId?: string;
+                from?: string;
+                to?: string;
+                /** @description Zero-based page number */
+                page?: components["parameters"]["Page"];
+                /** @description Page size */
+                size?: components["parameters"]["Size"];
+            };
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+                /** @description One of the company's bank accounts */
+                bankAccountId: components["parameters"]["BankAccountId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Bank line page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BankLinePage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    matchBankLine: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+                /** @description One of the company's bank accounts */
+                bankAccountId: components["parameters"]["BankAccountId"];
+                /** @description One line of the bank account's statements */
+                lineId: components["parameters"]["BankLineId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BankLineMatch"];
+            };
+        };
+        responses: {
+            /** @description The line, MATCHED */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BankLine"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description `bank-line-matched`, `bank-line-no-proposal`, `period-closed` or `company-archived` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    unmatchBankLine: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+                /** @description One of the company's bank accounts */
+                bankAccountId: components["parameters"]["BankAccountId"];
+                /** @description One line of the bank account's statements */
+                lineId: components["parameters"]["BankLineId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The line, no longer MATCHED */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BankLine"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description `bank-line-not-matched`, `period-closed` or `company-archived` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listInvoices: {
         parameters: {
             query?: {
@@ -6812,16 +8489,607 @@ export interface operations {
             /** @description Aging */
             200: {
                 headers: {
+                    "Content-Disposition": components["headers"]["ExportDisposition"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["AgingReport"];
+                    "text/csv": components["schemas"]["CsvExport"];
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": components["schemas"]["XlsxExport"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getBankReconciliation: {
+        parameters: {
+            query: {
+                bankAccountId: string;
+                asOf: string;
+            };
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Bank reconciliation */
+            200: {
+                headers: {
+                    "Content-Disposition": components["headers"]["ExportDisposition"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BankReconciliation"];
+                    "text/csv": components["schemas"]["CsvExport"];
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": components["schemas"]["XlsxExport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            406: components["responses"]["NotAcceptable"];
+            429: components["responses"]["TooManyRequests"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listFixedAssets: {
+        parameters: {
+            query?: {
+                status?: "DRAFT" | "IN_SERVICE" | "FULLY_DEPRECIATED" | "DISPOSED";
+                /** @description Zero-based page number */
+                page?: components["parameters"]["Page"];
+                /** @description Page size */
+                size?: components["parameters"]["Size"];
+            };
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Fixed asset page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FixedAssetPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createFixedAsset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FixedAssetCreate"];
+            };
+        };
+        responses: {
+            /** @description Registered (DRAFT, version 1) */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FixedAsset"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description `inventory-number-exists` or `company-archived` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getFixedAsset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+                /** @description A fixed asset of the company */
+                assetId: components["parameters"]["AssetId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Fixed asset */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FixedAsset"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateFixedAsset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+                /** @description A fixed asset of the company */
+                assetId: components["parameters"]["AssetId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FixedAssetUpdate"];
+            };
+        };
+        responses: {
+            /** @description Saved, with the new version */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FixedAsset"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description `document-state`, `stale-version`, `inventory-number-exists` or `company-archived` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    commissionFixedAsset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+                /** @description A fixed asset of the company */
+                assetId: components["parameters"]["AssetId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FixedAssetCommissioning"];
+            };
+        };
+        responses: {
+            /** @description In service */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FixedAsset"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description `document-state`, `stale-version`, `period-closed` or `company-archived` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getDepreciationSchedule: {
+        parameters: {
+            query?: {
+                /** @description A DRAFT's preview only; ignored once the asset is commissioned */
+                commissionedOn?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+                /** @description A fixed asset of the company */
+                assetId: components["parameters"]["AssetId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Depreciation schedule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DepreciationSchedule"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listBankMatchingRules: {
+        parameters: {
+            query?: {
+                /** @description Zero-based page number */
+                page?: components["parameters"]["Page"];
+                /** @description Page size */
+                size?: components["parameters"]["Size"];
+            };
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Rule page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BankMatchingRulePage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createBankMatchingRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BankMatchingRuleCreate"];
+            };
+        };
+        responses: {
+            /** @description Created (version 1) */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BankMatchingRule"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description `company-archived` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateBankMatchingRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+                ruleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BankMatchingRuleUpdate"];
+            };
+        };
+        responses: {
+            /** @description Saved, with the new version */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BankMatchingRule"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description `stale-version` or `company-archived` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteBankMatchingRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+                ruleId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description `company-archived` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listBankStatementProfiles: {
+        parameters: {
+            query?: {
+                /** @description Zero-based page number */
+                page?: components["parameters"]["Page"];
+                /** @description Page size */
+                size?: components["parameters"]["Size"];
+            };
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Profile page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BankStatementProfilePage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createBankStatementProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BankStatementProfileCreate"];
+            };
+        };
+        responses: {
+            /** @description Created (version 1) */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BankStatementProfile"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description `company-archived` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateBankStatementProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+                profileId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BankStatementProfileUpdate"];
+            };
+        };
+        responses: {
+            /** @description Saved, with the new version */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BankStatementProfile"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description `stale-version` or `company-archived` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteBankStatementProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+                profileId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description `company-archived` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             500: components["responses"]["ServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };

@@ -21,6 +21,8 @@ export const WEBHOOK_EVENT_TYPES = [
   'invoice.cancelled',
   'payment.posted',
   'payment.cancelled',
+  'bank-statement.imported',
+  'depreciation.posted',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 

@@ -12,3 +12,5 @@ export const acceptInvitationWorkflowId = (invitationId: string): string => `acc
 export const mailInvitationWorkflowId = (invitationId: string): string => `mail-invitation-${invitationId}`;
 export const sendNotificationWorkflowId = (tenantId: string, requestId: string): string => `send-notification-${tenantId}-${requestId}`;
 export const deliverWebhookWorkflowId = (endpointId: string, eventId: string): string => `webhook-${endpointId}-${eventId}`;
+export const importBankStatementWorkflowId = (bankAccountId: string, sha256: string): string => `bank-import-${bankAccountId}-${sha256}`;
+export const postDepreciationWorkflowId = (legalEntityId: string, closeDate: string): string => `depreciation-${legalEntityId}-${closeDate}`;

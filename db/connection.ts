@@ -40,6 +40,14 @@ export function selectRows<T extends object>(db: Db, sql: string, replacements: 
   return translatingStoreErrors(() => poolOf(db).query<T>(sql, { replacements, type: QueryTypes.SELECT, transaction: transactionOf(db) }));
 }
 
+/**
+ * Raw SQL with positional parameters ($1, $2…) sent apart from its text (the extended protocol): for a large
+ * binary value, such as a bank statement's file, that would otherwise be escaped into the text twice its size.
+ */
+export function selectBound<T extends object>(db: Db, sql: string, bind: unknown[]): Promise<T[]> {
+  return translatingStoreErrors(() => poolOf(db).query<T>(sql, { bind, type: QueryTypes.SELECT, transaction: transactionOf(db) }));
+}
+
 /** Raw SQL run for its effect. */
 export async function execute(db: Db, sql: string, replacements: Record<string, unknown> = {}): Promise<void> {
   await translatingStoreErrors(() => poolOf(db).query(sql, { replacements, transaction: transactionOf(db) }));

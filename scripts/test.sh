@@ -27,7 +27,7 @@ npx tsc -p api/web/static/tsconfig.json
 say "lint"
 npx eslint --max-warnings 0 .
 say "import rules (dependency-cruiser)"
-npx depcruise --config .dependency-cruiser.cjs api workflows activities worker db core runtime contracts adapters tools bench test
+npx depcruise --config .dependency-cruiser.cjs api workflows activities worker db core runtime contracts adapters services tools bench test
 say "unused files, exports and dependencies (knip)"
 npx knip
 

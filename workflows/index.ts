@@ -11,3 +11,5 @@ export { refreshRatesWorkflow } from './rates/refresh-rates.workflow';
 export { sendNotificationWorkflow } from './notifications/send-notification.workflow';
 export { housekeepingWorkflow } from './housekeeping/housekeeping.workflow';
 export { deliverWebhookWorkflow } from './webhooks/deliver-webhook.workflow';
+export { importBankStatementWorkflow } from './bank-statements/import-bank-statement.workflow';
+export { postDepreciationWorkflow } from './fixed-assets/post-depreciation.workflow';

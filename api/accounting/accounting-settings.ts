@@ -3,7 +3,7 @@ import { parseDecimalLiteral } from '../../core/shared/decimal-literals';
 import { AppError } from '../../core/shared/problems';
 import type { Schemas } from '../http/operation-handler';
 import type { Principal, RequestContext } from '../http/context';
-import { recordCallerEvent } from '../audit/caller-events';
+import { recordCallerEvent } from '../../services/audit/caller-events';
 import type { CompanyScopes } from '../organisation/company-scope';
 import { ACCOUNT_TYPES } from '../../core/ledger/accounts';
 

@@ -11,7 +11,7 @@ import { AppError } from '../../core/shared/problems';
 import { normalSideOf, type AccountType } from '../../core/ledger/accounts';
 import type { Schemas } from '../http/operation-handler';
 import type { Principal, RequestContext } from '../http/context';
-import { recordCallerEvent } from '../audit/caller-events';
+import { recordCallerEvent } from '../../services/audit/caller-events';
 import type { CompanyScopes } from '../organisation/company-scope';
 import { pageOf } from '../http/pages';
 

@@ -12,7 +12,7 @@ import {
 import { AppError } from '../../core/shared/problems';
 import type { Schemas } from '../http/operation-handler';
 import type { Principal, RequestContext } from '../http/context';
-import { recordCallerEvent } from '../audit/caller-events';
+import { recordCallerEvent } from '../../services/audit/caller-events';
 import type { CompanyScope, CompanyScopes } from '../organisation/company-scope';
 import { pageOf, type PageQuery } from '../http/pages';
 

@@ -12,14 +12,11 @@ import type { AuditAction } from '../../core/audit/audit-actions';
 import { AppError } from '../../core/shared/problems';
 import type { Schemas } from '../http/operation-handler';
 import type { Principal, RequestContext } from '../http/context';
-import { recordCallerEvent } from '../audit/caller-events';
+import { recordCallerEvent } from '../../services/audit/caller-events';
 import type { CompanyScope, CompanyScopes } from '../organisation/company-scope';
-import { pageOf, type PageQuery } from '../http/pages';
+import { pageOf, type ArchivedFilter, type PageQuery } from '../http/pages';
 
 type Counterparty = Schemas['Counterparty'];
-
-/** Which counterparties a list shows: the active ones (`false`, the default), the archived ones, or all. */
-export type ArchivedFilter = 'false' | 'true' | 'all';
 
 const SUBJECT = 'COUNTERPARTY';
 

@@ -98,6 +98,7 @@ function dispatch(handler: OperationHandler<any>, offered: string[], exportSlots
       ctx: l.ctx,
       mediaType: mediaType as never,
       rawBody: () => rawBodyOf(req),
+      contentType: req.headers['content-type'] ?? null,
     };
     let reply;
     if (handler.access === 'member') {

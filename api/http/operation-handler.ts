@@ -70,6 +70,8 @@ export interface OperationInput<K extends OperationId> {
   mediaType: AnswerType<K>;
   /** The JSON body exactly as sent, for rules floats cannot decide (decimal places). */
   rawBody(): string;
+  /** The Content-Type header as sent (a file's body is read by its type), or null. */
+  contentType: string | null;
 }
 
 export type MemberInput<K extends OperationId> = OperationInput<K> & { principal: Principal };

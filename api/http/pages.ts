@@ -1,5 +1,8 @@
 // The page envelope every paged list answers with.
 
+/** Which rows of a register with archiving a list shows: the active ones (`false`, the default), the archived ones, or all. */
+export type ArchivedFilter = 'false' | 'true' | 'all';
+
 export interface PageQuery {
   page: number;
   size: number;

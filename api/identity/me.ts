@@ -6,7 +6,7 @@ import { firstCompanyStatement, workspaceCompanyOf } from '../../db/repositories
 import { permissionsOf } from '../../db/repositories/organisation/principals';
 import type { Principal, RequestContext } from '../http/context';
 import type { Schemas } from '../http/operation-handler';
-import { recordCallerEvent } from '../audit/caller-events';
+import { recordCallerEvent } from '../../services/audit/caller-events';
 
 /** The caller: who they are in this workspace, what they may do, and their sessions. */
 export function createMe({ db }: { db: Sequelize }) {

@@ -20,6 +20,7 @@ import {
   type InvoiceLineRow,
   type InvoiceRow,
 } from '../../db/repositories/invoices/invoices';
+import { lastReleaseOf } from '../../db/repositories/payments/payments';
 import type { RecordedStart } from '../../db/repositories/webhooks/events';
 import {
   computeInvoice,
@@ -37,11 +38,12 @@ import { AppError } from '../../core/shared/problems';
 import type { Principal, RequestContext } from '../http/context';
 import type { Schemas } from '../http/operation-handler';
 import { pageOf, type PageQuery } from '../http/pages';
-import { recordCallerEvent } from '../audit/caller-events';
+import { recordCallerEvent } from '../../services/audit/caller-events';
 import type { CompanyScope, CompanyScopes } from '../organisation/company-scope';
 import type { WebhookEvents } from '../webhooks/events';
-import { commitDocumentChange, documentRate, readPostingContext, writeEntry } from '../ledger/posting';
-import { loadEntry } from '../ledger/journal-entries';
+import { commitDocumentChange } from '../ledger/posting';
+import { documentRate, readPostingContext, writeEntry } from '../../services/ledger/posting';
+import { loadEntry } from '../../services/ledger/journal-entries';
 
 type Invoice = Schemas['Invoice'];
 type InvoiceCreate = Schemas['InvoiceCreate'];
@@ -389,6 +391,13 @@ export function createInvoices({ companies, webhookEvents }: { companies: Compan
       }
       if (input.date < current.invoice_date) {
         throw new AppError('validation', 'A cancellation cannot be dated before the invoice', { errors: [{ path: '/body/date', message: `must be on or after ${current.invoice_date}` }] });
+      }
+      // Until a released allocation's release the invoice was settled by it: cancelled before, it would be settled and cancelled at once.
+      const released = await lastReleaseOf(tx, scope, id);
+      if (released !== null && input.date < released) {
+        throw new AppError('validation', 'A cancellation cannot be dated before a payment allocated to the invoice was cancelled', {
+          errors: [{ path: '/body/date', message: `must be on or after ${released}, when the last payment allocated to the invoice was cancelled` }],
+        });
       }
       const original = (await loadEntry(tx, scope, { id: current.entry_id! }))!;
       const prepared = prepareReversal(original, { entryDate: input.date, reason: `cancellation of invoice ${current.number}: ${input.reason}` });

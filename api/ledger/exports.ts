@@ -10,7 +10,7 @@ import type { Schemas, StreamReply } from '../http/operation-handler';
 import { tableReply, type Column, type TableType } from '../http/table-export';
 import type { XlsxThreads } from '../http/xlsx-threads';
 import type { CompanyScopes } from '../organisation/company-scope';
-import { toJournalLine } from './journal-entries';
+import { toJournalLine } from '../../services/ledger/journal-entries';
 import { toStatementLine } from './reports';
 
 // The ledger's reports as CSV and XLSX, and the journal as an hledger journal too. The trial balance, the

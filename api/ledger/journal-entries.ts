@@ -1,72 +1,26 @@
 import { randomUUID } from 'node:crypto';
 import type { Sequelize } from 'sequelize';
 import { withTenant, type Tx } from '../../db/connection';
-import { findEntry, linesOf, listEntries, postingContextOf, type EntryRow, type LedgerScope, type LineRow } from '../../db/repositories/ledger/journal';
+import { findEntry, linesOf, listEntries, postingContextOf, type EntrySourceType, type LedgerScope, type LineRow } from '../../db/repositories/ledger/journal';
 import { DuplicateRowError } from '../../db/repositories/errors';
 import { subscribedStatement, type RecordedStart } from '../../db/repositories/webhooks/events';
 import { AppError } from '../../core/shared/problems';
-import { formatMinorUnits, numericToMinorUnits } from '../../core/ledger/money';
+import { formatMinorUnits } from '../../core/ledger/money';
 import { prepareEntry, prepareReversal, type PreparedEntry } from '../../core/ledger/journal';
-import { formatForeignAmount } from '../../core/ledger/currency';
-import { canonical } from '../../core/rates/rates';
 import type { AuditAction } from '../../core/audit/audit-actions';
 import type { Principal, RequestContext } from '../http/context';
 import type { Schemas } from '../http/operation-handler';
 import { pageOf, type PageQuery } from '../http/pages';
 import type { CompanyScopes } from '../organisation/company-scope';
 import type { WebhookEvents } from '../webhooks/events';
-import { postingContextFor, postingProblemOf, writeEntry } from './posting';
+import { postingContextFor, postingProblemOf, writeEntry } from '../../services/ledger/posting';
+import { loadEntry, toJournalEntry } from '../../services/ledger/journal-entries';
 
 type JournalEntryCreate = Schemas['JournalEntryCreate'];
 type JournalEntry = Schemas['JournalEntry'];
 
-/** A NUMERIC(20, 2) as the API writes it; PostgreSQL's text of one is that already (an export reads millions). */
-const CANONICAL_MONEY = /^-?(?:0|[1-9][0-9]*)\.[0-9]{2}$/;
-const money = (numeric: string) => (CANONICAL_MONEY.test(numeric) ? numeric : formatMinorUnits(numericToMinorUnits(numeric)));
-
-/** A stored line as the API shows it: UZS amounts with two decimals, a foreign amount in its currency's decimals. */
-export function toJournalLine(l: LineRow): JournalEntry['lines'][number] {
-  return {
-    lineNo: l.line_no,
-    accountCode: l.account_code,
-    subaccountId: l.subaccount_id,
-    counterpartyId: l.counterparty_id ?? null,
-    debit: money(l.debit),
-    credit: money(l.credit),
-    memo: l.memo,
-    currency: l.currency,
-    currencyAmount: l.currency && l.currency_amount !== null ? formatForeignAmount(l.currency_amount, l.currency) : null,
-    rate: l.rate === null ? null : canonical(l.rate),
-    rateSource: l.rate_source,
-    rateDate: l.rate_date,
-  };
-}
-
-function toJournalEntry(row: EntryRow, lines: LineRow[]): JournalEntry {
-  return {
-    id: row.id,
-    number: Number(row.number),
-    entryDate: row.entry_date,
-    description: row.description,
-    reference: row.reference,
-    kind: row.kind,
-    source: row.source_type && row.source_id ? { type: row.source_type, id: row.source_id } : null,
-    lines: lines.map(toJournalLine),
-    totalDebit: money(row.total_debit),
-    totalCredit: money(row.total_credit),
-    reversalOf: row.reversal_of,
-    reversedBy: row.reversed_by,
-    postedAt: row.posted_at.toISOString(),
-    postedByMembershipId: row.posted_by_membership_id,
-    correlationId: row.correlation_id,
-  };
-}
-
-/** One entry with its lines, by id or by the requestId that posted it. */
-export async function loadEntry(tx: Tx, scope: LedgerScope, by: { id: string } | { requestId: string }): Promise<JournalEntry | null> {
-  const row = await findEntry(tx, scope, by);
-  return row ? toJournalEntry(row, await linesOf(tx, scope, [row.id])) : null;
-}
+/** What posted an entry, in words. */
+const SOURCE_NAMES: Record<EntrySourceType, string> = { INVOICE: 'an invoice', PAYMENT: 'a payment', BANK_LINE: 'a bank line', FIXED_ASSET: 'a fixed asset' };
 
 /** Posting, reversing and reading journal entries. */
 export function createJournalEntries({ db, companies, webhookEvents }: { db: Sequelize; companies: CompanyScopes; webhookEvents: WebhookEvents }) {
@@ -148,8 +102,9 @@ export function createJournalEntries({ db, companies, webhookEvents }: { db: Seq
         throw new AppError('entry-not-reversible', 'A revaluation entry is not reversed: the next revaluation brings the balances to its rates');
       }
       if (current!.kind === 'YEAR_END_CLOSING') throw new AppError('entry-not-reversible', 'A year-end closing entry is not reversed: its year is closed');
+      if (current!.kind === 'DEPRECIATION') throw new AppError('entry-not-reversible', 'A depreciation entry is not reversed: its month is closed with it');
       if (current!.source_type) {
-        throw new AppError('entry-not-reversible', `The entry was posted by ${current!.source_type === 'INVOICE' ? 'an invoice' : 'a payment'} (${current!.source_id}): cancel the document instead, which reverses it`, {
+        throw new AppError('entry-not-reversible', `The entry was posted by ${SOURCE_NAMES[current!.source_type]} (${current!.source_id}): cancel or undo it there instead, which reverses it`, {
           source: { type: current!.source_type, id: current!.source_id },
         });
       }

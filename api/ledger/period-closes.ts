@@ -18,7 +18,7 @@ import { closePeriodWorkflowId } from '../../contracts/workflow-ids';
 import { CLOSE_PERIOD_WORKFLOW, type ClosePeriodWorkflow } from '../../contracts/ledger';
 import { foreignBalance, normalBalance, normalSideOf, type AccountType } from '../../core/ledger/accounts';
 import type { WorkflowClient } from '../workflow-client';
-import { recordCallerEvent } from '../audit/caller-events';
+import { recordCallerEvent } from '../../services/audit/caller-events';
 import type { Principal, RequestContext } from '../http/context';
 import type { Schemas } from '../http/operation-handler';
 import type { CompanyScopes } from '../organisation/company-scope';

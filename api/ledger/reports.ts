@@ -29,7 +29,8 @@ type TurnoverRow = Schemas['TurnoverRow'];
 /** The longest range a report covers: a year, leap day included. */
 const MAX_DAYS = 366;
 
-function checkRange(from: string, to: string): void {
+/** 400 unless `from`..`to` is a range of one to MAX_DAYS days: every dated report's rule. */
+export function checkRange(from: string, to: string): void {
   const days = daysBetween(from, to);
   if (days < 1) throw new AppError('validation', '`to` is before `from`', { errors: [{ path: '/query/to', message: 'must be on or after from' }] });
   if (days > MAX_DAYS) throw new AppError('validation', `A report covers at most ${MAX_DAYS} days`, { errors: [{ path: '/query/to', message: `must be within ${MAX_DAYS} days of from` }] });

@@ -10,7 +10,7 @@ import { canonical, tashkentDate } from '../../core/rates/rates';
 import { postRevaluationWorkflowId } from '../../contracts/workflow-ids';
 import { POST_REVALUATION_WORKFLOW, type PostRevaluationWorkflow } from '../../contracts/ledger';
 import type { WorkflowClient } from '../workflow-client';
-import { recordCallerEvent } from '../audit/caller-events';
+import { recordCallerEvent } from '../../services/audit/caller-events';
 import type { Principal, RequestContext } from '../http/context';
 import type { Schemas } from '../http/operation-handler';
 import type { CompanyScopes } from '../organisation/company-scope';

@@ -28,6 +28,9 @@ function nulPlaces(root: unknown, rootPath: string): Array<{ path: string; messa
     const [value, path] = pending.pop()!;
     if (typeof value === 'string') {
       if (value.includes(NUL)) found.push({ path, message: MESSAGE });
+    } else if (Buffer.isBuffer(value)) {
+      // A file sent as it is (a bank statement): its bytes are its parser's to read, never text stored as sent.
+      continue;
     } else if (Array.isArray(value)) {
       for (let i = value.length - 1; i >= 0; i--) pending.push([value[i], `${path}/${i}`]);
     } else if (value !== null && typeof value === 'object') {

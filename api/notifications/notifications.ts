@@ -17,7 +17,7 @@ import {
 import type { Principal, RequestContext } from '../http/context';
 import type { Schemas } from '../http/operation-handler';
 import type { WorkflowClient } from '../workflow-client';
-import { recordCallerEvent } from '../audit/caller-events';
+import { recordCallerEvent } from '../../services/audit/caller-events';
 
 /** The content a requestId stands for: the same requestId with other content is a different request. */
 function fingerprintOf(body: Schemas['SendRequest']): Buffer {

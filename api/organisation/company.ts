@@ -4,7 +4,7 @@ import { archiveCompany as archiveCompanyRow, completeOnboarding as completeOnbo
 import { AppError } from '../../core/shared/problems';
 import type { Principal, RequestContext } from '../http/context';
 import type { Schemas } from '../http/operation-handler';
-import { recordCallerEvent } from '../audit/caller-events';
+import { recordCallerEvent } from '../../services/audit/caller-events';
 
 type CompanyWorkspace = Schemas['CompanyWorkspace'];
 

@@ -26,7 +26,7 @@ import type { WorkflowClient } from '../workflow-client';
 import type { CredentialGuard, RequestLimits } from '../http/request-limits';
 import type { Principal, RequestContext } from '../http/context';
 import type { Schemas } from '../http/operation-handler';
-import { recordCallerEvent } from '../audit/caller-events';
+import { recordCallerEvent } from '../../services/audit/caller-events';
 import { grantsOf } from './grants';
 import { assertNewPassword, assertPasswordWithinBytes } from '../identity/password-rules';
 import type { SignIn, SignInOutcome } from '../identity/sign-in';

@@ -6,7 +6,7 @@ import { ROLE_CODES, type RoleCode } from '../../core/organisation/roles';
 import type { OpenApiDocument, OperationIndex } from '../../contracts/operations';
 import type { Principal, RequestContext } from '../http/context';
 import type { Schemas } from '../http/operation-handler';
-import { recordCallerEvent } from '../audit/caller-events';
+import { recordCallerEvent } from '../../services/audit/caller-events';
 
 type RoleView = Schemas['RoleView'];
 type Permission = Schemas['Permission'];

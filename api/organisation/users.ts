@@ -15,7 +15,7 @@ import { grantsOf } from './grants';
 import type { Principal, RequestContext } from '../http/context';
 import type { Schemas } from '../http/operation-handler';
 import type { PageQuery } from '../http/pages';
-import { recordCallerEvent } from '../audit/caller-events';
+import { recordCallerEvent } from '../../services/audit/caller-events';
 import type { WebhookEvents } from '../webhooks/events';
 
 type UserView = Schemas['UserView'];

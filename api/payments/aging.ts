@@ -1,32 +1,47 @@
-import Decimal from 'decimal.js';
 import { agingRows, type AgingRow } from '../../db/repositories/payments/aging';
 import { DEFAULT_DOCUMENT_ACCOUNTS } from '../../core/invoices/invoices';
 import { currencyDecimals } from '../../core/ledger/currency';
+import { formatUnits, numericToUnits } from '../../core/ledger/money';
 import type { Principal } from '../http/context';
-import type { Schemas } from '../http/operation-handler';
+import type { Schemas, StreamReply } from '../http/operation-handler';
+import { tableReply, type Column, type TableType } from '../http/table-export';
+import type { XlsxThreads } from '../http/xlsx-threads';
 import type { CompanyScopes } from '../organisation/company-scope';
 
 type Aging = Schemas['AgingReport'];
-type Amounts = Omit<Aging['items'][number], 'counterpartyId' | 'name' | 'tin' | 'currency'>;
+type AgingItem = Aging['items'][number];
+type Amounts = Omit<AgingItem, 'counterpartyId' | 'name' | 'tin' | 'currency'>;
 
 const FIELDS = ['notDue', 'days1to30', 'days31to60', 'days61to90', 'over90', 'outstanding', 'advances'] as const;
 
-function amountsOf(row: AgingRow): Record<(typeof FIELDS)[number], string> {
-  const places = currencyDecimals(row.currency);
-  const f = (v: string) => new Decimal(v).toFixed(places);
-  return {
-    notDue: f(row.not_due),
-    days1to30: f(row.days_1_to_30),
-    days31to60: f(row.days_31_to_60),
-    days61to90: f(row.days_61_to_90),
-    over90: f(row.over_90),
-    outstanding: f(row.outstanding),
-    advances: f(row.advances),
-  };
-}
+const COLUMNS: Record<(typeof FIELDS)[number], keyof AgingRow> = {
+  notDue: 'not_due',
+  days1to30: 'days_1_to_30',
+  days31to60: 'days_31_to_60',
+  days61to90: 'days_61_to_90',
+  over90: 'over_90',
+  outstanding: 'outstanding',
+  advances: 'advances',
+};
 
-/** The aging of receivables or payables as of a date, per counterparty and currency, with totals per currency. */
-export function createAging(companies: CompanyScopes) {
+/**
+ * A row per item (counterparty and currency), the JSON fields' names as headers; the totals per currency are
+ * the JSON answer's (each currency's rows sum to them), as the other reports' exports leave their totals out.
+ */
+const agingColumns: Column<AgingItem>[] = [
+  { header: 'counterpartyId', kind: 'code', width: 38, value: (r) => r.counterpartyId },
+  { header: 'name', kind: 'text', value: (r) => r.name },
+  { header: 'tin', kind: 'code', width: 16, value: (r) => r.tin },
+  { header: 'currency', kind: 'code', width: 10, value: (r) => r.currency },
+  ...FIELDS.map((field): Column<AgingItem> => ({ header: field, kind: 'amount', value: (r) => r[field] })),
+];
+
+/**
+ * The aging of receivables or payables as of a date, per counterparty and currency, with totals per currency.
+ * Each amount is written with its currency's decimals; a total is the sum of the rows' amounts as written. Both
+ * in BigInt units of those decimals: a report of thousands of counterparties is seven amounts each.
+ */
+export function createAging(companies: CompanyScopes, xlsxThreads: XlsxThreads) {
   async function getAgingReport(principal: Principal, legalEntityId: string, query: { asOf: string; side: 'RECEIVABLE' | 'PAYABLE' }): Promise<Aging> {
     const accounts = DEFAULT_DOCUMENT_ACCOUNTS;
     const receivable = query.side === 'RECEIVABLE';
@@ -40,21 +55,36 @@ export function createAging(companies: CompanyScopes) {
         settlementSign: receivable ? 1 : -1,
       }),
     );
-    const items = rows.map((r) => ({ counterpartyId: r.counterparty_id, name: r.name, tin: r.tin, currency: r.currency, ...amountsOf(r) }));
-    const totals = new Map<string, Amounts>();
-    for (const item of items) {
-      const sum = totals.get(item.currency);
-      const places = currencyDecimals(item.currency);
-      totals.set(item.currency, Object.fromEntries(FIELDS.map((f) => [f, new Decimal(sum?.[f] ?? 0).plus(item[f]).toFixed(places)])) as Amounts);
-    }
+    const totals = new Map<string, bigint[]>();
+    const items = rows.map((row) => {
+      const places = currencyDecimals(row.currency);
+      let sums = totals.get(row.currency);
+      if (!sums) totals.set(row.currency, (sums = FIELDS.map(() => 0n)));
+      const amounts = {} as Amounts;
+      FIELDS.forEach((field, i) => {
+        const units = numericToUnits(row[COLUMNS[field]] as string, places);
+        sums[i]! += units;
+        amounts[field] = formatUnits(units, places);
+      });
+      return { counterpartyId: row.counterparty_id, name: row.name, tin: row.tin, currency: row.currency, ...amounts };
+    });
     return {
       asOf: query.asOf,
       side: query.side,
       settlementAccount: receivable ? accounts.receivable : accounts.payable,
       advanceAccount: receivable ? accounts.advancesReceived : accounts.advancesPaid,
       items,
-      totals: [...totals].map(([currency, amounts]) => ({ currency, ...amounts })),
+      totals: [...totals].map(([currency, sums]) => {
+        const places = currencyDecimals(currency);
+        return { currency, ...(Object.fromEntries(FIELDS.map((field, i) => [field, formatUnits(sums[i]!, places)])) as Amounts) };
+      }),
     };
   }
-  return { getAgingReport };
+  /** The report's items as CSV or XLSX: one company's counterparties, built as for JSON and written out. */
+  function agingExport(contentType: TableType, legalEntityId: string, report: Aging): StreamReply<TableType> {
+    const name = `aging-${legalEntityId}-${report.asOf}-${report.side.toLowerCase()}`;
+    return tableReply(contentType, name, 'Aging', agingColumns, [report.items], xlsxThreads);
+  }
+
+  return { getAgingReport, agingExport };
 }

@@ -2,20 +2,26 @@ import { memberOperation, type HandlersOf } from '../http/operation-handler';
 import { pageQuery } from '../http/pages';
 import type { CompanyScopes } from '../organisation/company-scope';
 import type { WebhookEvents } from '../webhooks/events';
+import type { XlsxThreads } from '../http/xlsx-threads';
 import { createPayments } from './payments';
 import { createAging } from './aging';
 
 export type PaymentOperation = 'listPayments' | 'postPayment' | 'getPayment' | 'allocatePayment' | 'cancelPayment' | 'getAgingReport';
 
-/** Payments in and out and their allocations to invoices. */
-export function paymentHandlers(deps: { companies: CompanyScopes; webhookEvents: WebhookEvents }): HandlersOf<PaymentOperation> {
+/** Payments in and out, their allocations to invoices, and the aging of what is open. */
+export function paymentHandlers(deps: {
+  companies: CompanyScopes;
+  webhookEvents: WebhookEvents;
+  /** The threads that build XLSX exports (the aging report's). */
+  xlsxThreads: XlsxThreads;
+}): HandlersOf<PaymentOperation> {
   const payments = createPayments(deps);
-  const aging = createAging(deps.companies);
+  const aging = createAging(deps.companies, deps.xlsxThreads);
   return {
-    getAgingReport: memberOperation(async ({ principal, params, query }) => ({
-      status: 200,
-      body: await aging.getAgingReport(principal, params.legalEntityId, { asOf: query.asOf, side: query.side }),
-    })),
+    getAgingReport: memberOperation(async ({ principal, params, query, mediaType }) => {
+      const body = await aging.getAgingReport(principal, params.legalEntityId, { asOf: query.asOf, side: query.side });
+      return mediaType === 'application/json' ? { status: 200, body } : aging.agingExport(mediaType, params.legalEntityId, body);
+    }),
 
     listPayments: memberOperation(async ({ principal, params, query }) => ({
       status: 200,

@@ -9,7 +9,7 @@ import type { RatesScheduleSettings } from '../../adapters/temporal/rates-schedu
 import type { WorkflowClient } from '../workflow-client';
 import type { Principal, RequestContext } from '../http/context';
 import type { Schemas } from '../http/operation-handler';
-import { recordCallerEvent } from '../audit/caller-events';
+import { recordCallerEvent } from '../../services/audit/caller-events';
 
 type CurrencyView = Schemas['CurrencyView'];
 

@@ -9,7 +9,7 @@ import type { Principal, RequestContext } from '../http/context';
 import type { Schemas } from '../http/operation-handler';
 import { pageOf, type PageQuery } from '../http/pages';
 import type { WorkflowClient } from '../workflow-client';
-import { recordCallerEvent } from '../audit/caller-events';
+import { recordCallerEvent } from '../../services/audit/caller-events';
 
 const NO_ENDPOINT = 'No webhook endpoint with this id in your workspace';
 

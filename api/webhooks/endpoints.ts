@@ -18,7 +18,7 @@ import {
 import type { Principal, RequestContext } from '../http/context';
 import type { Schemas } from '../http/operation-handler';
 import { pageOf, type PageQuery } from '../http/pages';
-import { recordCallerEvent } from '../audit/caller-events';
+import { recordCallerEvent } from '../../services/audit/caller-events';
 
 type WebhookEndpoint = Schemas['WebhookEndpoint'];
 

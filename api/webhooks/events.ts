@@ -10,7 +10,7 @@ import type { Principal, RequestContext } from '../http/context';
 import type { KeyedLimit } from '../http/request-limits';
 import type { Schemas } from '../http/operation-handler';
 import type { WorkflowClient } from '../workflow-client';
-import { recordCallerEvent } from '../audit/caller-events';
+import { recordCallerEvent } from '../../services/audit/caller-events';
 
 /**
  * How a request produces webhook events: recorded in its own transaction (with the change that causes

@@ -25,13 +25,28 @@ export function foreignBalance(type: AccountType | undefined, debitPositive: str
 }
 
 /**
- * A settlement account: one whose balance is owed by or to someone (NAS 21 receivables 4000–4890 and
- * liabilities 6000–6990), not counting the settlements with the budget (taxes, 6400–6499) and with employees
- * (payroll, 6700–6799). Decided on the four-digit code, so a company's custom account in the ranges is one.
+ * The settlement accounts, as code ranges (inclusive): receivables (NAS 21 4000–4890) and liabilities
+ * (6000–6990), less the settlements with the budget (taxes, 6400–6499) and with employees (payroll,
+ * 6700–6799). Codes are four digits, so their text compares as their number: the database reads the same
+ * ranges (db/repositories/counterparties/reconciliation.ts).
+ */
+export const SETTLEMENT_RANGES: { included: ReadonlyArray<readonly [string, string]>; excluded: ReadonlyArray<readonly [string, string]> } = {
+  included: [
+    ['4000', '4890'],
+    ['6000', '6990'],
+  ],
+  excluded: [
+    ['6400', '6499'],
+    ['6700', '6799'],
+  ],
+};
+
+/**
+ * A settlement account: one whose balance is owed by or to someone (SETTLEMENT_RANGES). Decided on the
+ * four-digit code, so a company's custom account in the ranges is one.
  */
 export function isSettlementAccount(code: string): boolean {
   if (!/^[0-9]{4}$/.test(code)) return false;
-  const n = Number(code);
-  if (n >= 4000 && n <= 4890) return true;
-  return n >= 6000 && n <= 6990 && !(n >= 6400 && n <= 6499) && !(n >= 6700 && n <= 6799);
+  const within = ([first, last]: readonly [string, string]) => code >= first && code <= last;
+  return SETTLEMENT_RANGES.included.some(within) && !SETTLEMENT_RANGES.excluded.some(within);
 }

@@ -167,6 +167,18 @@ export function paymentEntryLines(payment: PaymentToPost, rate: PostingRate | nu
 }
 
 /**
+ * A bank line posted straight to an account (a bank fee, interest): the money account against `accountCode`.
+ * The money line is in the line's currency at the rate (UZS at none); the other line takes its UZS amount.
+ */
+export function moneyToAccountLines(direction: Direction, moneyAccount: string, accountCode: string, currency: string, amount: string, rate: PostingRate | null): Line[] {
+  const incoming = direction === 'IN';
+  const money = makeLine(moneyAccount, incoming ? 'debit' : 'credit', amount, currency, rate, 'CBU', null);
+  const uzs = incoming ? money.debit : money.credit;
+  const other: Line = { ...NO_FOREIGN, accountCode, subaccountId: null, counterpartyId: null, memo: null, debit: incoming ? '0.00' : uzs, credit: incoming ? uzs : '0.00' };
+  return incoming ? [money, other] : [other, money];
+}
+
+/**
  * The reclassification a later allocation of an advance posts. IN: Dr advances received / Cr receivable;
  * OUT: Dr payable / Cr advances paid; both naming the counterparty. A foreign advance is a non-monetary
  * item carried at the payment's rate, so both lines are at that rate (MANUAL, dated the allocation): the

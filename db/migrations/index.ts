@@ -28,6 +28,14 @@ import * as journalLinesByCounterparty from './2026.11.26T13.30.00.journal-lines
 import * as invoices from './2026.11.26T14.00.00.invoices';
 import * as payments from './2026.11.26T15.00.00.payments';
 import * as vatRegister from './2026.11.26T15.30.00.vat-register';
+import * as bankAccounts from './2026.11.28T09.00.00.bank-accounts';
+import * as agingReads from './2026.11.28T10.00.00.aging-reads';
+import * as bankStatements from './2026.11.28T13.00.00.bank-statements';
+import * as bankMatchingRules from './2026.11.28T13.30.00.bank-matching-rules';
+import * as bankStatementProfiles from './2026.11.28T14.00.00.bank-statement-profiles';
+import * as bankRulesAutoConfirm from './2026.11.28T16.00.00.bank-rules-auto-confirm';
+import * as fixedAssets from './2026.11.28T17.00.00.fixed-assets';
+import * as depreciation from './2026.11.28T17.30.00.depreciation';
 import * as magicLinks from './2026.11.25T06.00.00.magic-links';
 import * as webhooks from './2026.11.25T07.00.00.webhooks';
 import * as webhookDelivery from './2026.11.25T07.30.00.webhook-delivery';
@@ -79,4 +87,12 @@ export const MIGRATIONS: Array<{ name: string; module: MigrationModule }> = [
   { name: '2026.11.26T14.00.00.invoices', module: invoices },
   { name: '2026.11.26T15.00.00.payments', module: payments },
   { name: '2026.11.26T15.30.00.vat-register', module: vatRegister },
+  { name: '2026.11.28T09.00.00.bank-accounts', module: bankAccounts },
+  { name: '2026.11.28T10.00.00.aging-reads', module: agingReads },
+  { name: '2026.11.28T13.00.00.bank-statements', module: bankStatements },
+  { name: '2026.11.28T13.30.00.bank-matching-rules', module: bankMatchingRules },
+  { name: '2026.11.28T14.00.00.bank-statement-profiles', module: bankStatementProfiles },
+  { name: '2026.11.28T16.00.00.bank-rules-auto-confirm', module: bankRulesAutoConfirm },
+  { name: '2026.11.28T17.00.00.fixed-assets', module: fixedAssets },
+  { name: '2026.11.28T17.30.00.depreciation', module: depreciation },
 ];

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { startTestStack, type TestStack } from './stack';
 import type { Registered } from './clients';
 
@@ -80,4 +80,17 @@ export async function submitLogin(browser: BrowserStack, page: Page, user: Regis
   await page.fill('input[name=email]', user.email);
   await page.fill('input[name=password]', user.password);
   await page.click('button[type=submit]');
+}
+
+/** Picks in a combobox by typing `text` and pressing Enter, which takes the exact match once the search answers. */
+export async function pick(box: Locator, text: string, shown: RegExp): Promise<void> {
+  await box.fill(text);
+  await box.press('Enter');
+  expect(await until(() => box.inputValue(), (value) => shown.test(value))).toMatch(shown);
+}
+
+/** Clicks `selector` and waits for the answer of the request it sends (listening before the click). */
+export async function clickFor(page: Page, selector: string, method: string, url: RegExp): Promise<{ status: number; body: Record<string, unknown> }> {
+  const [res] = await Promise.all([page.waitForResponse((r) => r.request().method() === method && url.test(new URL(r.url()).pathname)), page.click(selector)]);
+  return { status: res.status(), body: (await res.json().catch(() => null)) as Record<string, unknown> };
 }

@@ -15,6 +15,7 @@ export interface LineSpec {
   debit?: string;
   credit?: string;
   subaccountId?: string;
+  counterpartyId?: string;
   memo?: string;
   currency?: string;
   currencyAmount?: string;
@@ -175,6 +176,46 @@ export function hledgerViews(journal: string, asOf: string, currencies: readonly
     for (const r of report([])) if (r.commodity !== 'UZS') views.foreign[`${r.account} ${r.commodity}`] = foreignText(r.amount);
     for (const currency of currencies) {
       for (const r of report(['--cost', `tag:currency=^${currency}$`])) views.carrying[`${r.account} ${currency}`] = uzsText(r.amount);
+    }
+    return views;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * hledger's UZS balances (`balance --cost`) of the top-level accounts at the end of each of `dates`, debit
+ * positive, zeros left out: one run of `balance --daily --historical` over a journal of UZS lines that
+ * tools/hledger-journal.ts wrote, where `hledgerViews` would start two processes a date. Each date's map is what
+ * `trialBalanceViews(tb).uzs` of that date is compared with.
+ */
+export function hledgerDailyUzs(journal: string, dates: readonly string[]): Map<string, Record<string, string>> {
+  const sorted = [...new Set(dates)].sort();
+  const views = new Map(sorted.map((d) => [d, {} as Record<string, string>]));
+  if (sorted.length === 0) return views;
+  const dir = mkdtempSync(path.join(tmpdir(), 'hledger-'));
+  try {
+    const file = path.join(dir, 'ledger.journal');
+    writeFileSync(file, journal);
+    const end = new Date(Date.parse(`${sorted[sorted.length - 1]}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+    const csv = execFileSync(
+      'hledger',
+      ['-f', file, 'balance', '--flat', '--depth', '1', '--cost', '--daily', '--historical', '-b', sorted[0]!, '-e', end, '-O', 'csv', '--no-total', '--layout', 'bare'],
+      { encoding: 'utf8' },
+    );
+    // "account","commodity","<date>",…: a row per account and commodity, a column per day.
+    const [header, ...rows] = csv
+      .trim()
+      .split('\n')
+      .map((row) => row.split(',').map((cell) => cell.replace(/^"|"$/g, '')));
+    for (const [account, commodity, ...amounts] of rows) {
+      sorted.forEach((date) => {
+        const amount = amounts[header!.indexOf(date) - 2];
+        if (amount === undefined) throw new Error(`hledger answered no column for ${date}`);
+        if (new Decimal(amount).isZero()) return;
+        if (commodity !== 'UZS') throw new Error(`hledger --cost left ${amount} ${commodity} on ${account} at ${date}`);
+        views.get(date)![account!] = uzsText(amount);
+      });
     }
     return views;
   } finally {

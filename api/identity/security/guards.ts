@@ -6,7 +6,7 @@ import { AppError } from '../../../core/shared/problems';
 import type { AuditAction } from '../../../core/audit/audit-actions';
 import type { Config } from '../../../runtime/config';
 import type { Principal, RequestContext } from '../../http/context';
-import { recordCallerEvent } from '../../audit/caller-events';
+import { recordCallerEvent } from '../../../services/audit/caller-events';
 import { channelOf, type FactorHolder, type SecondFactorService } from '../second-factors';
 import { assertPasswordWithinBytes } from '../password-rules';
 

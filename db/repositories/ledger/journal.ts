@@ -24,7 +24,7 @@ export interface EntryRow {
   request_hash: string;
   reversal_of: string | null;
   reversed_by: string | null;
-  kind: 'POSTING' | 'REVALUATION' | 'YEAR_END_CLOSING';
+  kind: 'POSTING' | 'REVALUATION' | 'YEAR_END_CLOSING' | 'DEPRECIATION';
   source_type: EntrySourceType | null;
   source_id: string | null;
   total_debit: string;
@@ -52,7 +52,7 @@ export interface LineRow {
 }
 
 /** The kind of document that posted an entry. */
-export type EntrySourceType = 'INVOICE' | 'PAYMENT';
+export type EntrySourceType = 'INVOICE' | 'PAYMENT' | 'BANK_LINE' | 'FIXED_ASSET';
 
 export interface NewEntry {
   id: string;
@@ -66,7 +66,7 @@ export interface NewEntry {
   postedByMembershipId: string | null;
   correlationId: string;
   /** A system entry (REVALUATION, YEAR_END_CLOSING) marks every line as a system line (the database checks both at commit). */
-  kind?: 'POSTING' | 'REVALUATION' | 'YEAR_END_CLOSING';
+  kind?: 'POSTING' | 'REVALUATION' | 'YEAR_END_CLOSING' | 'DEPRECIATION';
   /** The document that posts the entry (its posting, its cancellation), if any. */
   source?: { type: EntrySourceType; id: string } | null;
 }
@@ -81,6 +81,10 @@ export interface NewEntry {
 /** A line to write; a system line (a revaluation's, a closing's) may leave out the counterparty (none). */
 export type PostedLine = Omit<LedgerLine, 'counterpartyId'> & { counterpartyId?: string | null };
 
+/**
+ * Posts an entry after the cut-off; a running close's own system entries on its date, and its DEPRECIATION
+ * entries on any month-end of the period it closes (after the last completed close).
+ */
 export function postJournalEntryStatement(scope: LedgerScope, entry: NewEntry, lines: PostedLine[]): Statement {
   return {
     sql: `WITH counter AS (
@@ -95,6 +99,8 @@ export function postJournalEntryStatement(scope: LedgerScope, entry: NewEntry, l
          FROM counter WHERE counter.locked_through IS NULL OR counter.locked_through < CAST(:entryDate AS date)
                OR (:kind <> 'POSTING' AND counter.locked_through = CAST(:entryDate AS date)
                    AND (counter.last_closed_date IS NULL OR counter.last_closed_date < counter.locked_through))
+               OR (:kind = 'DEPRECIATION' AND counter.locked_through >= CAST(:entryDate AS date)
+                   AND (counter.last_closed_date IS NULL OR (counter.last_closed_date < counter.locked_through AND counter.last_closed_date < CAST(:entryDate AS date))))
        RETURNING id, number, posted_at
      ), lines AS (
        INSERT INTO journal_lines (tenant_id, entry_id, entry_number, line_no, legal_entity_id, entry_date, account_code, subaccount_id, counterparty_id,

@@ -7,6 +7,15 @@ import type { CompanyScope } from '../organisation/companies';
 // document posted (manual entries), so its totals are the accounts' balances by construction: per currency,
 // the outstanding total is the settlement account's balance of that currency's lines (UZS lines for UZS,
 // the foreign amounts for a foreign currency) and the advances total the advance account's. One statement.
+//
+// It reads the side's invoices and payments dated by then, and of the allocations only those that changed
+// since: what was allocated to an invoice (a payment) on the date is its running `allocated` sum (held equal
+// to its live allocations at commit, migration 2026.11.26T15.00.00.payments) less what was allocated after the
+// date plus what was released after it (none to read for an aging of today; migration
+// 2026.11.27T10.00.00.aging-reads indexes allocations by both dates). The manual lines are found from the
+// entries no document posted when those are few (the same migration's partial index), or from the accounts'
+// lines. Owed amounts and advances are one union summed once per counterparty and currency (a GROUP BY treats
+// a missing counterparty as one, as the report does).
 
 export interface AgingRow {
   counterparty_id: string | null;
@@ -37,58 +46,51 @@ export interface AgingQuery {
 export async function agingRows(tx: Db, scope: CompanyScope, query: AgingQuery): Promise<AgingRow[]> {
   return selectRows<AgingRow>(
     tx,
-    `WITH active_allocations AS (
-       SELECT a.invoice_id, a.payment_id, a.amount FROM payment_allocations a
-        WHERE a.tenant_id = :tenantId AND a.legal_entity_id = :legalEntityId AND a.allocation_date <= :asOf
-          AND (a.released_date IS NULL OR a.released_date > :asOf)
-     ), open_items AS (
-       SELECT i.counterparty_id, i.currency, i.due_date AS due,
-              i.total_gross - coalesce((SELECT sum(a.amount) FROM active_allocations a WHERE a.invoice_id = i.id), 0) AS amount
-         FROM invoices i
+    `WITH changed_since AS (
+       SELECT a.invoice_id, a.payment_id,
+              CASE WHEN a.released_date IS NULL THEN -a.amount WHEN a.allocation_date <= :asOf THEN a.amount ELSE 0 END AS amount
+         FROM payment_allocations a
+        WHERE a.tenant_id = :tenantId AND a.legal_entity_id = :legalEntityId AND (a.allocation_date > :asOf OR a.released_date > :asOf)
+     ), invoice_changes AS (
+       SELECT invoice_id, sum(amount) AS amount FROM changed_since GROUP BY invoice_id
+     ), payment_changes AS (
+       SELECT payment_id, sum(amount) AS amount FROM changed_since GROUP BY payment_id
+     ), manual_lines AS (
+       SELECT l.account_code, l.counterparty_id, coalesce(l.currency, 'UZS') AS currency, l.entry_date,
+              CASE WHEN l.currency IS NULL THEN l.debit - l.credit WHEN l.debit > 0 THEN l.currency_amount ELSE -l.currency_amount END AS amount
+         FROM journal_lines l JOIN journal_entries e ON e.tenant_id = l.tenant_id AND e.id = l.entry_id
+        WHERE l.tenant_id = :tenantId AND l.legal_entity_id = :legalEntityId AND l.account_code IN (:settlementAccount, :advanceAccount)
+          AND l.entry_date <= :asOf AND e.source_type IS NULL AND e.legal_entity_id = :legalEntityId AND e.entry_date <= :asOf
+     ), items AS (
+       SELECT i.counterparty_id, i.currency, i.due_date AS due, i.total_gross - i.allocated - coalesce(a.amount, 0) AS owed, CAST(0 AS numeric) AS advance
+         FROM invoices i LEFT JOIN invoice_changes a ON a.invoice_id = i.id
         WHERE i.tenant_id = :tenantId AND i.legal_entity_id = :legalEntityId AND i.kind = :kind AND i.status <> 'DRAFT'
           AND i.invoice_date <= :asOf AND (i.cancellation_date IS NULL OR i.cancellation_date > :asOf)
        UNION ALL
-       SELECT l.counterparty_id, coalesce(l.currency, 'UZS'), l.entry_date,
-              :sign * CASE WHEN l.currency IS NULL THEN l.debit - l.credit
-                           WHEN l.debit > 0 THEN l.currency_amount ELSE -l.currency_amount END
-         FROM journal_lines l JOIN journal_entries e ON e.tenant_id = l.tenant_id AND e.id = l.entry_id
-        WHERE l.tenant_id = :tenantId AND l.legal_entity_id = :legalEntityId AND l.account_code = :settlementAccount
-          AND l.entry_date <= :asOf AND e.source_type IS NULL
-     ), advances AS (
-       SELECT p.counterparty_id, p.currency,
-              p.amount - coalesce((SELECT sum(a.amount) FROM active_allocations a WHERE a.payment_id = p.id), 0) AS amount
-         FROM payments p
+       SELECT counterparty_id, currency, entry_date, :sign * amount, 0 FROM manual_lines WHERE account_code = :settlementAccount
+       UNION ALL
+       SELECT p.counterparty_id, p.currency, CAST(NULL AS date), 0, p.amount - p.allocated - coalesce(a.amount, 0)
+         FROM payments p LEFT JOIN payment_changes a ON a.payment_id = p.id
         WHERE p.tenant_id = :tenantId AND p.legal_entity_id = :legalEntityId AND p.direction = :direction
           AND p.payment_date <= :asOf AND (p.cancellation_date IS NULL OR p.cancellation_date > :asOf)
        UNION ALL
-       SELECT l.counterparty_id, coalesce(l.currency, 'UZS'),
-              (0 - :sign) * CASE WHEN l.currency IS NULL THEN l.debit - l.credit
-                            WHEN l.debit > 0 THEN l.currency_amount ELSE -l.currency_amount END
-         FROM journal_lines l JOIN journal_entries e ON e.tenant_id = l.tenant_id AND e.id = l.entry_id
-        WHERE l.tenant_id = :tenantId AND l.legal_entity_id = :legalEntityId AND l.account_code = :advanceAccount
-          AND l.entry_date <= :asOf AND e.source_type IS NULL
-     ), buckets AS (
+       SELECT counterparty_id, currency, CAST(NULL AS date), 0, (0 - :sign) * amount FROM manual_lines WHERE account_code = :advanceAccount
+     ), sums AS (
        SELECT counterparty_id, currency,
-              coalesce(sum(amount) FILTER (WHERE CAST(:asOf AS date) - due <= 0), 0) AS not_due,
-              coalesce(sum(amount) FILTER (WHERE CAST(:asOf AS date) - due BETWEEN 1 AND 30), 0) AS days_1_to_30,
-              coalesce(sum(amount) FILTER (WHERE CAST(:asOf AS date) - due BETWEEN 31 AND 60), 0) AS days_31_to_60,
-              coalesce(sum(amount) FILTER (WHERE CAST(:asOf AS date) - due BETWEEN 61 AND 90), 0) AS days_61_to_90,
-              coalesce(sum(amount) FILTER (WHERE CAST(:asOf AS date) - due > 90), 0) AS over_90,
-              sum(amount) AS outstanding
-         FROM open_items GROUP BY counterparty_id, currency
-     ), advance_sums AS (
-       SELECT counterparty_id, currency, sum(amount) AS advances FROM advances GROUP BY counterparty_id, currency
+              coalesce(sum(owed) FILTER (WHERE CAST(:asOf AS date) - due <= 0), 0) AS not_due,
+              coalesce(sum(owed) FILTER (WHERE CAST(:asOf AS date) - due BETWEEN 1 AND 30), 0) AS days_1_to_30,
+              coalesce(sum(owed) FILTER (WHERE CAST(:asOf AS date) - due BETWEEN 31 AND 60), 0) AS days_31_to_60,
+              coalesce(sum(owed) FILTER (WHERE CAST(:asOf AS date) - due BETWEEN 61 AND 90), 0) AS days_61_to_90,
+              coalesce(sum(owed) FILTER (WHERE CAST(:asOf AS date) - due > 90), 0) AS over_90,
+              sum(owed) AS outstanding, sum(advance) AS advances
+         FROM items GROUP BY counterparty_id, currency
      )
-     SELECT coalesce(b.counterparty_id, s.counterparty_id) AS counterparty_id, c.name, coalesce(c.tin, c.pinfl) AS tin,
-            coalesce(b.currency, s.currency) AS currency,
-            coalesce(b.not_due, 0)::text AS not_due, coalesce(b.days_1_to_30, 0)::text AS days_1_to_30, coalesce(b.days_31_to_60, 0)::text AS days_31_to_60,
-            coalesce(b.days_61_to_90, 0)::text AS days_61_to_90, coalesce(b.over_90, 0)::text AS over_90,
-            coalesce(b.outstanding, 0)::text AS outstanding, coalesce(s.advances, 0)::text AS advances
-       FROM buckets b
-       FULL JOIN advance_sums s ON s.counterparty_id IS NOT DISTINCT FROM b.counterparty_id AND s.currency = b.currency
-       LEFT JOIN counterparties c ON c.tenant_id = :tenantId AND c.id = coalesce(b.counterparty_id, s.counterparty_id)
-      WHERE coalesce(b.outstanding, 0) <> 0 OR coalesce(s.advances, 0) <> 0
-      ORDER BY coalesce(b.currency, s.currency), c.name NULLS FIRST, 1`,
+     SELECT s.counterparty_id, c.name, coalesce(c.tin, c.pinfl) AS tin, s.currency,
+            s.not_due::text AS not_due, s.days_1_to_30::text AS days_1_to_30, s.days_31_to_60::text AS days_31_to_60,
+            s.days_61_to_90::text AS days_61_to_90, s.over_90::text AS over_90, s.outstanding::text AS outstanding, s.advances::text AS advances
+       FROM sums s LEFT JOIN counterparties c ON c.tenant_id = :tenantId AND c.id = s.counterparty_id
+      WHERE s.outstanding <> 0 OR s.advances <> 0
+      ORDER BY s.currency, c.name NULLS FIRST, s.counterparty_id`,
     { ...scope, ...query, sign: query.settlementSign },
   );
 }

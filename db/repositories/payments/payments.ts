@@ -26,6 +26,7 @@ export interface PaymentRow {
   request_id: string;
   request_hash: string;
   entry_id: string;
+  bank_line_id: string | null;
   cancellation_entry_id: string | null;
   cancellation_date: string | null;
   cancellation_reason: string | null;
@@ -50,7 +51,7 @@ export interface AllocationRow {
 const COLUMNS = `p.id, p.direction, p.status, to_char(p.payment_date, 'YYYY-MM-DD') AS payment_date, p.counterparty_id, c.name AS counterparty_name,
   p.currency, p.amount, p.allocated, p.money_account, p.description, p.rate, to_char(p.rate_date, 'YYYY-MM-DD') AS rate_date, p.amount_uzs,
   p.request_id, p.request_hash, p.entry_id, p.cancellation_entry_id, to_char(p.cancellation_date, 'YYYY-MM-DD') AS cancellation_date,
-  p.cancellation_reason, p.cancellation_request_id, p.version, p.created_at, p.updated_at`;
+  p.cancellation_reason, p.cancellation_request_id, p.bank_line_id, p.version, p.created_at, p.updated_at`;
 const FROM = 'payments p JOIN counterparties c ON c.tenant_id = p.tenant_id AND c.id = p.counterparty_id';
 
 export async function findPayment(tx: Db, scope: CompanyScope, by: { id: string } | { requestId: string }, options: { lock?: boolean } = {}): Promise<PaymentRow | null> {
@@ -108,15 +109,18 @@ export interface LockedInvoice extends OpenInvoice {
   counterpartyId: string;
   currency: string;
   rate: string | null;
+  /** The last date an allocation to it was released on (its payment cancelled), or null: it was settled until then. */
+  lastRelease: string | null;
 }
 
 /** The company's invoices among `ids`, held FOR UPDATE in id order (every allocation takes them in that order). */
 export async function lockInvoices(tx: Tx, scope: CompanyScope, ids: string[]): Promise<Map<string, LockedInvoice>> {
   if (ids.length === 0) return new Map();
-  const rows = await selectRows<{ id: string; number: string | null; invoice_date: string; due_date: string; outstanding: string; kind: 'SALES' | 'PURCHASE'; status: LockedInvoice['status']; counterparty_id: string; currency: string; rate: string | null }>(
+  const rows = await selectRows<{ id: string; number: string | null; invoice_date: string; due_date: string; outstanding: string; kind: 'SALES' | 'PURCHASE'; status: LockedInvoice['status']; counterparty_id: string; currency: string; rate: string | null; last_release: string | null }>(
     tx,
     `SELECT id, number, to_char(invoice_date, 'YYYY-MM-DD') AS invoice_date, to_char(due_date, 'YYYY-MM-DD') AS due_date,
-            (total_gross - allocated)::text AS outstanding, kind, status, counterparty_id, currency, rate::text AS rate
+            (total_gross - allocated)::text AS outstanding, kind, status, counterparty_id, currency, rate::text AS rate,
+            (SELECT to_char(max(a.released_date), 'YYYY-MM-DD') FROM payment_allocations a WHERE a.tenant_id = invoices.tenant_id AND a.invoice_id = invoices.id) AS last_release
        FROM invoices WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId AND id = ANY(CAST(:ids AS uuid[]))
       ORDER BY id FOR UPDATE`,
     { ...scope, ids: `{${[...new Set(ids)].join(',')}}` },
@@ -124,7 +128,7 @@ export async function lockInvoices(tx: Tx, scope: CompanyScope, ids: string[]): 
   return new Map(
     rows.map((r) => [
       r.id,
-      { id: r.id, number: r.number, invoiceDate: r.invoice_date, dueDate: r.due_date, outstanding: r.outstanding, kind: r.kind, status: r.status, counterpartyId: r.counterparty_id, currency: r.currency, rate: r.rate },
+      { id: r.id, number: r.number, invoiceDate: r.invoice_date, dueDate: r.due_date, outstanding: r.outstanding, kind: r.kind, status: r.status, counterpartyId: r.counterparty_id, currency: r.currency, rate: r.rate, lastRelease: r.last_release },
     ]),
   );
 }
@@ -157,15 +161,17 @@ export interface NewPayment {
   requestHash: string;
   entryId: string;
   postedBy: string | null;
+  /** The bank line the payment settles (matchBankLine), or null. */
+  bankLineId: string | null;
 }
 
 export async function insertPayment(tx: Tx, scope: CompanyScope, payment: NewPayment): Promise<void> {
   await selectRows(
     tx,
     `INSERT INTO payments (tenant_id, id, legal_entity_id, direction, status, payment_date, counterparty_id, currency, amount, money_account, description,
-                           rate, rate_date, amount_uzs, request_id, request_hash, entry_id, posted_by_membership_id, version)
+                           rate, rate_date, amount_uzs, request_id, request_hash, entry_id, posted_by_membership_id, bank_line_id, version)
      VALUES (:tenantId, :id, :legalEntityId, :direction, 'POSTED', :date, :counterpartyId, :currency, :amount, :moneyAccount, :description,
-             CAST(:rate AS numeric), CAST(:rateDate AS date), :amountUzs, :requestId, :requestHash, :entryId, :postedBy, 1)`,
+             CAST(:rate AS numeric), CAST(:rateDate AS date), :amountUzs, :requestId, :requestHash, :entryId, :postedBy, CAST(:bankLineId AS uuid), 1)`,
     { ...scope, ...payment },
   );
 }
@@ -239,6 +245,17 @@ export async function allocatedInvoiceIds(tx: Tx, scope: CompanyScope, paymentId
     { tenantId: scope.tenantId, paymentId },
   );
   return rows.map((r) => r.invoice_id);
+}
+
+/** The last date an allocation to the invoice was released on (its payment cancelled), or null when none was. */
+export async function lastReleaseOf(tx: Db, scope: CompanyScope, invoiceId: string): Promise<string | null> {
+  const [row] = await selectRows<{ last_release: string | null }>(
+    tx,
+    `SELECT to_char(max(released_date), 'YYYY-MM-DD') AS last_release FROM payment_allocations
+      WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId AND invoice_id = :invoiceId`,
+    { ...scope, invoiceId },
+  );
+  return row?.last_release ?? null;
 }
 
 /** The entries a payment wrote (its own and its reclassifications), oldest first. */

@@ -122,7 +122,7 @@ export function recordWebhookEvent(tx: Tx, scope: { tenantId: string }, event: W
  */
 export function journalEntryEventStatement(
   scope: { tenantId: string },
-  event: { type: 'journal-entry.posted' | 'journal-entry.reversed' | 'revaluation.posted'; entryId: string },
+  event: { type: 'journal-entry.posted' | 'journal-entry.reversed' | 'revaluation.posted' | 'depreciation.posted'; entryId: string },
   options: RecordOptions,
 ): Statement {
   const source: Statement = {

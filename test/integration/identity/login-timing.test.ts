@@ -11,10 +11,12 @@ afterAll(async () => {
   await stack.stop();
 });
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+// The fastest of each series: load on a shared machine only ever adds time, so the minimum is the closest
+// reading of the work each path does, and the reading a timing attacker would take too.
+const fastest = (values: number[]) => Math.min(...values);
 
 describe('login timing', () => {
-  test('"a login for an unknown email takes as long as one with a wrong password" (medians within a factor of 1.5)', async () => {
+  test('"a login for an unknown email takes as long as one with a wrong password" (fastest of each within a factor of 1.5)', async () => {
     const user = await registerWorkspace(stack);
     const known: number[] = [];
     const unknown: number[] = [];
@@ -27,7 +29,7 @@ describe('login timing', () => {
       await login(stack, { email: uniqueEmail('nobody'), password: 'a wrong password here' }).expect(401);
       unknown.push(performance.now() - started);
     }
-    const ratio = median(known) / median(unknown);
+    const ratio = fastest(known) / fastest(unknown);
     expect(ratio).toBeGreaterThan(1 / 1.5);
     expect(ratio).toBeLessThan(1.5);
   }, 60_000);

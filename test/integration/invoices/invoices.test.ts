@@ -93,6 +93,62 @@ describe('drafts (createInvoice, updateInvoice, deleteInvoice, getInvoice)', () 
     expect((await invoices.list({ size: 100 }).expect(200)).body.totalElements).toBe(1);
   });
 
+  test('a vatRate of two decimals (12.5, 12.55) is taken and computed half-up per line, as 0 and 100 are beside it; below 0 (-1) it is 400 on the line', async () => {
+    const who = await registerWorkspace(stack);
+    await saveTaxSettings(stack, who);
+    const cp = await aCounterparty(stack, who);
+    const invoices = invoicesApi(stack, who);
+    const res = await invoices
+      .create({
+        ...salesBody(cp, '2026-02-03'),
+        lines: [
+          { description: 'Zero', quantity: '1', unitPrice: '100', vatRate: 0 },
+          { description: 'Full', quantity: '1', unitPrice: '100', vatRate: 100 },
+          { description: 'Half', quantity: '1', unitPrice: '100.01', vatRate: 12.5 },
+          { description: 'Two places', quantity: '0.001', unitPrice: '1234567.8901', vatRate: 12.55 },
+        ],
+      })
+      .expect(201);
+    // 100.01 × 12.5 % = 12.50125 → 12.50. 0.001 × 1234567.8901 = 1234.5678901 → 1234.57; × 12.55 % = 154.93853… → 154.94.
+    expect(res.body.lines.map((l: Record<string, unknown>) => [l.quantity, l.vatRate, l.net, l.vat, l.gross])).toEqual([
+      ['1', 0, '100.00', '0.00', '100.00'],
+      ['1', 100, '100.00', '100.00', '200.00'],
+      ['1', 12.5, '100.01', '12.50', '112.51'],
+      ['0.001', 12.55, '1234.57', '154.94', '1389.51'],
+    ]);
+    expect(res.body).toMatchObject({ totalNet: '1534.58', totalVat: '267.44', totalGross: '1802.02' });
+    const refused = await invoices.create({ ...salesBody(cp, '2026-02-03'), lines: [{ description: 'x', quantity: '1', unitPrice: '1', vatRate: -1 }] }).expect(400);
+    expect(refused.body).toMatchObject({ type: '/problems/validation', errors: expect.arrayContaining([expect.objectContaining({ path: '/body/lines/0/vatRate' })]) });
+    expect((await invoices.list().expect(200)).body.totalElements).toBe(1);
+  });
+
+  test('a draft replaced (PUT) holds the same boundaries: 500 lines taken, 501 refused; a rate of 100.01 refused; another company\'s counterparty is 400 unknown-counterparty; a refused replacement changes nothing', async () => {
+    const who = await registerWorkspace(stack);
+    await saveTaxSettings(stack, who);
+    const cp = await aCounterparty(stack, who);
+    const bobsCustomer = await aCounterparty(stack, bob);
+    const invoices = invoicesApi(stack, who);
+    const draft = (await invoices.create(salesBody(cp, '2026-02-04')).expect(201)).body;
+    const line = { description: 'x', quantity: '0.001', unitPrice: '10' };
+    const replacement = (lines: unknown[], counterpartyId = cp) => ({ date: '2026-02-04', counterpartyId, lines, expectedVersion: 1 });
+    for (const [body, type, path] of [
+      [replacement(Array.from({ length: 501 }, () => line)), 'validation', '/body/lines'],
+      [replacement([{ ...line, vatRate: 100.01 }]), 'validation', '/body/lines/0/vatRate'],
+      [replacement([line], bobsCustomer), 'unknown-counterparty', '/body/counterpartyId'],
+    ] as const) {
+      const res = await invoices.update(draft.id, body);
+      expect({ status: res.status, type: res.body.type, paths: (res.body.errors ?? []).map((e: { path: string }) => e.path) }).toEqual({
+        status: 400,
+        type: `/problems/${type}`,
+        paths: expect.arrayContaining([expect.stringContaining(path)]),
+      });
+    }
+    expect((await invoices.get(draft.id).expect(200)).body).toEqual(draft);
+    const replaced = await invoices.update(draft.id, replacement(Array.from({ length: 500 }, () => line))).expect(200);
+    expect(replaced.body).toMatchObject({ version: 2, totalNet: '5.00' });
+    expect(replaced.body.lines).toHaveLength(500);
+  });
+
   test('under the SIMPLIFIED regime a line carries no VAT: left out means none, a rate is 400', async () => {
     const who = await registerWorkspace(stack);
     await saveTaxSettings(stack, who, { taxRegime: 'SIMPLIFIED', vatRate: 0 });

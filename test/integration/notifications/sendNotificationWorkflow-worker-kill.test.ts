@@ -28,7 +28,9 @@ test('"a worker killed mid fan-out and restarted sends each device exactly one m
   try {
     const owner = await registerWorkspace(stack);
     const member = await addMember(stack, owner.me.tenantId, ['EMPLOYEE']);
-    const DEVICES = 150;
+    // Enough devices that the fan-out is still going when the test looks: with 150, on a quiet machine, it had
+    // sometimes sent them all before the first count above ten was read.
+    const DEVICES = 600;
     await stack.admin.query(
       `INSERT INTO push_devices (id, tenant_id, membership_id, token, token_hash, platform)
        SELECT gen_random_uuid(), :tenantId, :membershipId, t, sha256(convert_to(t, 'UTF8')), 'ANDROID'

@@ -11,6 +11,14 @@ import { createOperationIndex, loadOpenApiDocument } from '../../../contracts/op
 const ALL = ['ADMIN', 'ACCOUNTANT', 'MANAGER', 'EMPLOYEE', 'VIEWER'];
 const READERS = ['ADMIN', 'ACCOUNTANT', 'VIEWER'];
 const WRITERS = ['ADMIN', 'ACCOUNTANT'];
+/** A column profile of a CSV statement: dates, signed amounts, purposes; the account and balances beside labels. */
+const PROFILE = {
+  headerRow: 1,
+  dateFormat: 'DD.MM.YYYY',
+  decimalSeparator: ',',
+  columns: { date: 'Date', amount: 'Amount', purpose: 'Purpose' },
+  statement: { accountNumber: { value: '20208000100100009000' }, openingBalance: { label: 'Opening' }, closingBalance: { label: 'Closing' } },
+};
 const AUDITORS = ['ADMIN'];
 const CLOSERS = ['ADMIN'];
 const MEMBER_READERS = ['ADMIN', 'MANAGER'];
@@ -28,6 +36,7 @@ let viewerRoleId: string;
 let webhookEndpointId: string;
 let counterpartyId: string;
 let invoiceId: string;
+let bankAccountId: string;
 const tokens = new Map<string, string>();
 
 beforeAll(async () => {
@@ -55,6 +64,9 @@ beforeAll(async () => {
   const invoice = await api(stack).post(`/api/v1/invoices/${owner.me.company.id}`).set(...bearer(owner.accessToken))
     .send({ kind: 'SALES', date: '2025-02-01', counterpartyId, lines: [{ description: 'x', quantity: '1', unitPrice: '1', vatRate: null }] }).expect(201);
   invoiceId = invoice.body.id;
+  const bankAccount = await api(stack).post(`/api/v1/bank-accounts/${owner.me.company.id}`).set(...bearer(owner.accessToken))
+    .send({ bankCode: '00014', accountNumber: '20208000100100009000', name: 'Permission Test Account' }).expect(201);
+  bankAccountId = bankAccount.body.id;
 });
 afterAll(async () => {
   await stack.stop();
@@ -113,6 +125,11 @@ const OPERATIONS: Array<[string, string[], Call]> = [
     COUNTERPARTY_WRITERS,
     () => api(stack).put(`/api/v1/counterparties/${owner.me.company.id}/${counterpartyId}`).send({ name: 'Supplier', archived: false, expectedVersion: 99 }),
   ],
+  [
+    'getReconciliationStatement',
+    READERS,
+    () => api(stack).get(`/api/v1/counterparties/${owner.me.company.id}/${counterpartyId}/reconciliation-statement`).query({ from: '2025-02-01', to: '2025-02-28' }),
+  ],
   ['listInvoices', INVOICE_READERS, () => api(stack).get(`/api/v1/invoices/${owner.me.company.id}`)],
   [
     'createInvoice',
@@ -138,6 +155,62 @@ const OPERATIONS: Array<[string, string[], Call]> = [
   ['getPayment', READERS, () => api(stack).get(`/api/v1/payments/${owner.me.company.id}/${randomUUID()}`)],
   ['allocatePayment', WRITERS, () => api(stack).post(`/api/v1/payments/${owner.me.company.id}/${randomUUID()}/allocations`).send({ date: '2025-02-02', allocate: 'OLDEST_FIRST' })],
   ['cancelPayment', WRITERS, () => api(stack).post(`/api/v1/payments/${owner.me.company.id}/${randomUUID()}/cancellation`).send({ requestId: randomUUID(), date: '2025-02-02', reason: 'x' })],
+  ['listBankAccounts', READERS, () => api(stack).get(`/api/v1/bank-accounts/${owner.me.company.id}`)],
+  [
+    'createBankAccount',
+    WRITERS,
+    (role) => api(stack).post(`/api/v1/bank-accounts/${owner.me.company.id}`).send({ bankCode: '00014', accountNumber: `2020800010010000910${ALL.indexOf(role)}`, name: `Account of ${role}` }),
+  ],
+  ['getBankAccount', READERS, () => api(stack).get(`/api/v1/bank-accounts/${owner.me.company.id}/${bankAccountId}`)],
+  [
+    'updateBankAccount',
+    WRITERS,
+    () => api(stack).put(`/api/v1/bank-accounts/${owner.me.company.id}/${bankAccountId}`).send({ bankCode: '00014', accountNumber: '20208000100100009000', name: 'x', archived: false, expectedVersion: 99 }),
+  ],
+  [
+    'importBankStatement',
+    WRITERS,
+    (role) => api(stack).post(`/api/v1/bank-accounts/${owner.me.company.id}/${bankAccountId}/statements`).set('Content-Type', 'text/plain').send(Buffer.from(`not a statement of ${role}`)),
+  ],
+  ['getBankStatementImport', READERS, () => api(stack).get(`/api/v1/bank-accounts/${owner.me.company.id}/${bankAccountId}/statements/${randomUUID()}`)],
+  ['listBankLines', READERS, () => api(stack).get(`/api/v1/bank-accounts/${owner.me.company.id}/${bankAccountId}/lines`)],
+  ['matchBankLine', WRITERS, () => api(stack).post(`/api/v1/bank-accounts/${owner.me.company.id}/${bankAccountId}/lines/${randomUUID()}/match`).send({ acceptProposal: true })],
+  ['unmatchBankLine', WRITERS, () => api(stack).post(`/api/v1/bank-accounts/${owner.me.company.id}/${bankAccountId}/lines/${randomUUID()}/unmatch`)],
+  ['getBankReconciliation', READERS, () => api(stack).get(`/api/v1/ledger/${owner.me.company.id}/reports/bank-reconciliation`).query({ bankAccountId, asOf: '2025-02-28' })],
+  ['listBankMatchingRules', WRITERS, () => api(stack).get(`/api/v1/bank-matching-rules/${owner.me.company.id}`)],
+  [
+    'createBankMatchingRule',
+    WRITERS,
+    (role) => api(stack).post(`/api/v1/bank-matching-rules/${owner.me.company.id}`).send({ name: `Fees of ${role}`, priority: 1, conditions: {}, action: { type: 'POST_TO_ACCOUNT', accountCode: '9430' } }),
+  ],
+  [
+    'updateBankMatchingRule',
+    WRITERS,
+    () => api(stack).put(`/api/v1/bank-matching-rules/${owner.me.company.id}/${randomUUID()}`).send({ name: 'x', priority: 1, enabled: true, conditions: {}, action: { type: 'SETTLE_INVOICES' }, expectedVersion: 1 }),
+  ],
+  ['deleteBankMatchingRule', WRITERS, () => api(stack).delete(`/api/v1/bank-matching-rules/${owner.me.company.id}/${randomUUID()}`)],
+  ['listBankStatementProfiles', WRITERS, () => api(stack).get(`/api/v1/bank-statement-profiles/${owner.me.company.id}`)],
+  [
+    'createBankStatementProfile',
+    WRITERS,
+    (role) => api(stack).post(`/api/v1/bank-statement-profiles/${owner.me.company.id}`).send({ name: `Profile of ${role}`, profile: PROFILE }),
+  ],
+  ['updateBankStatementProfile', WRITERS, () => api(stack).put(`/api/v1/bank-statement-profiles/${owner.me.company.id}/${randomUUID()}`).send({ name: 'x', profile: PROFILE, expectedVersion: 1 })],
+  ['deleteBankStatementProfile', WRITERS, () => api(stack).delete(`/api/v1/bank-statement-profiles/${owner.me.company.id}/${randomUUID()}`)],
+  ['listFixedAssets', READERS, () => api(stack).get(`/api/v1/fixed-assets/${owner.me.company.id}`)],
+  [
+    'createFixedAsset',
+    WRITERS,
+    (role) => api(stack).post(`/api/v1/fixed-assets/${owner.me.company.id}`).send({ inventoryNumber: `INV-${role}`, name: `Laptop of ${role}`, assetAccount: '0150', cost: '12000000', usefulLifeMonths: 36 }),
+  ],
+  ['getFixedAsset', READERS, () => api(stack).get(`/api/v1/fixed-assets/${owner.me.company.id}/${randomUUID()}`)],
+  [
+    'updateFixedAsset',
+    WRITERS,
+    () => api(stack).put(`/api/v1/fixed-assets/${owner.me.company.id}/${randomUUID()}`).send({ inventoryNumber: 'x', name: 'x', assetAccount: '0150', cost: '1', usefulLifeMonths: 1, expectedVersion: 1 }),
+  ],
+  ['commissionFixedAsset', WRITERS, () => api(stack).post(`/api/v1/fixed-assets/${owner.me.company.id}/${randomUUID()}/commissioning`).send({ date: '2025-02-01', expectedVersion: 1 })],
+  ['getDepreciationSchedule', READERS, () => api(stack).get(`/api/v1/fixed-assets/${owner.me.company.id}/${randomUUID()}/schedule`)],
   ['getAgingReport', READERS, () => api(stack).get(`/api/v1/ledger/${owner.me.company.id}/reports/aging`).query({ asOf: '2025-02-28', side: 'RECEIVABLE' })],
   ['listAuditEvents', AUDITORS, () => api(stack).get('/api/v1/audit-events')],
   ['listAuditActors', AUDITORS, () => api(stack).get('/api/v1/audit-events/actors')],

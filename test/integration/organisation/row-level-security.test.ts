@@ -6,6 +6,8 @@ import { until } from '../../helpers/worker-process';
 import { withTenant } from '../../../db/connection';
 import { ledgerApi, simpleEntry, waitForClose } from '../../helpers/ledger';
 import { startReceiver, type Receiver } from '../../helpers/webhook-deliveries';
+import { bankStatementsApi, waitForImport } from '../../helpers/bank-statements';
+import { renderOneC } from '../../unit/bank-statements/render';
 
 let stack: TestStack;
 let a: Registered;
@@ -29,6 +31,24 @@ beforeAll(async () => {
   // And a counterparty in the register.
   const supplier = await api(stack).post(`/api/v1/counterparties/${a.me.company.id}`).set(...bearer(a.accessToken))
     .send({ name: 'RLS Supplier', tin: '301234567', bankAccounts: [{ bankCode: '00014', accountNumber: '20208000900100001010' }] }).expect(201);
+  // And one of the company's bank accounts.
+  const bankAccount = await api(stack).post(`/api/v1/bank-accounts/${a.me.company.id}`).set(...bearer(a.accessToken))
+    .send({ bankCode: '00014', accountNumber: '20208000100100001001', name: 'RLS Account' }).expect(201);
+  // And a rule for matching its lines.
+  await api(stack).post(`/api/v1/bank-matching-rules/${a.me.company.id}`).set(...bearer(a.accessToken))
+    .send({ name: 'RLS fees', priority: 1, conditions: { direction: 'OUT' }, action: { type: 'POST_TO_ACCOUNT', accountCode: '9430' } }).expect(201);
+  // And a fixed asset.
+  await api(stack).post(`/api/v1/fixed-assets/${a.me.company.id}`).set(...bearer(a.accessToken))
+    .send({ inventoryNumber: 'RLS-1', name: 'RLS laptop', assetAccount: '0150', cost: '1200.00', usefulLifeMonths: 12 }).expect(201);
+  // And a column profile for CSV statements.
+  await api(stack).post(`/api/v1/bank-statement-profiles/${a.me.company.id}`).set(...bearer(a.accessToken))
+    .send({ name: 'RLS CSV', profile: { headerRow: 1, dateFormat: 'DD.MM.YYYY', decimalSeparator: ',', columns: { date: 'Date', amount: 'Amount', purpose: 'Purpose' },
+      statement: { accountNumber: { value: '20208000100100001001' }, openingBalance: { label: 'Opening' }, closingBalance: { label: 'Closing' } } } }).expect(201);
+  // And a statement imported into it (the import, its file, its line).
+  const statements = bankStatementsApi(stack, a, bankAccount.body.id);
+  const line = { date: '2025-02-03', direction: 'IN' as const, amount: '75.00', counterpartyName: 'RLS Payer', purpose: 'Payment' };
+  const imported = await statements.import(renderOneC({ accountNumber: '20208000100100001001', bankCode: '00014', currency: 'UZS', periodFrom: '2025-02-03', periodTo: '2025-02-03', openingBalance: '0.00', closingBalance: '75.00', lines: [line] })).expect(202);
+  expect((await waitForImport(statements, imported.body.id)).status).toBe('COMPLETED');
   // And a posted sales invoice (an invoice, its line, the company's number series).
   const invoice = await api(stack).post(`/api/v1/invoices/${a.me.company.id}`).set(...bearer(a.accessToken))
     .send({ kind: 'SALES', date: '2025-02-03', counterpartyId: supplier.body.id, lines: [{ description: 'Goods', quantity: '1', unitPrice: '100' }] }).expect(201);
@@ -98,6 +118,8 @@ describe('row-level security', () => {
         'push_devices', 'push_messages', 'push_deliveries', 'mail_audit_links',
         'webhook_endpoints', 'webhook_events', 'webhook_deliveries', 'webhook_attempts', 'webhook_endpoint_slots',
         'counterparties', 'document_counters', 'invoices', 'invoice_lines', 'payments', 'payment_allocations',
+        'bank_accounts', 'bank_statement_imports', 'bank_statement_files', 'bank_lines', 'bank_matching_rules', 'bank_statement_profiles',
+        'fixed_assets',
       ]),
     );
     for (const t of tables) {
@@ -249,6 +271,90 @@ describe('row-level security', () => {
         ),
       ),
     ).rejects.toThrow(/row-level security/);
+  });
+
+  test("the bank accounts: with tenant B set, the application role sees none of tenant A's, cannot insert or change one for tenant A", async () => {
+    const visible = (tenant: string) =>
+      withTenant(stack.db, tenant, (tx) =>
+        stack.db.query<{ n: number }>('SELECT count(*)::int AS n FROM bank_accounts WHERE tenant_id = :a OR legal_entity_id = :company', {
+          replacements: { a: a.me.tenantId, company: a.me.company.id },
+          type: QueryTypes.SELECT,
+          transaction: tx,
+        }),
+      );
+    expect(await visible(a.me.tenantId)).toEqual([{ n: 1 }]);
+    expect(await visible(b.me.tenantId)).toEqual([{ n: 0 }]);
+    await expect(
+      withTenant(stack.db, b.me.tenantId, (tx) =>
+        stack.db.query(
+          `INSERT INTO bank_accounts (tenant_id, id, legal_entity_id, bank_code, account_number, currency, account_code, name, version)
+           VALUES (:a, gen_random_uuid(), :company, '00014', '20208000100100001999', 'UZS', '5110', 'Smuggled', 1)`,
+          { replacements: { a: a.me.tenantId, company: a.me.company.id }, transaction: tx },
+        ),
+      ),
+    ).rejects.toThrow(/row-level security/);
+    await withTenant(stack.db, b.me.tenantId, (tx) =>
+      stack.db.query("UPDATE bank_accounts SET name = 'Hijacked' WHERE tenant_id = :a", { replacements: { a: a.me.tenantId }, transaction: tx }),
+    );
+    const [row] = await stack.admin.query<{ name: string; n: number }>('SELECT min(name) AS name, count(*)::int AS n FROM bank_accounts WHERE tenant_id = :a', {
+      replacements: { a: a.me.tenantId },
+      type: QueryTypes.SELECT,
+    });
+    expect(row).toEqual({ name: 'RLS Account', n: 1 });
+  });
+
+  test('the application role may archive a bank account but never delete one', async () => {
+    const [row] = await stack.admin.query<Record<string, boolean>>(
+      "SELECT has_table_privilege(:app, 'bank_accounts', 'UPDATE') AS update, has_table_privilege(:app, 'bank_accounts', 'DELETE') AS delete, has_table_privilege(:app, 'bank_accounts', 'TRUNCATE') AS truncate",
+      { replacements: { app: new URL(stack.config.database.url).username }, type: QueryTypes.SELECT },
+    );
+    expect(row).toEqual({ update: true, delete: false, truncate: false });
+  });
+
+  test("the bank statements: with tenant B set, the application role sees none of tenant A's imports, files or lines, cannot change them, and none of them can be deleted", async () => {
+    for (const table of ['bank_statement_imports', 'bank_statement_files', 'bank_lines']) {
+      const count = (tenant: string) =>
+        withTenant(stack.db, tenant, (tx) => stack.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table} WHERE tenant_id = :a`, { replacements: { a: a.me.tenantId }, type: QueryTypes.SELECT, transaction: tx }));
+      expect({ table, ownTenant: await count(a.me.tenantId), otherTenant: await count(b.me.tenantId) }).toEqual({ table, ownTenant: [{ n: 1 }], otherTenant: [{ n: 0 }] });
+      const [rights] = await stack.admin.query<Record<string, boolean>>(`SELECT has_table_privilege(:app, :table, 'DELETE') AS delete, has_table_privilege(:app, :table, 'TRUNCATE') AS truncate`, {
+        replacements: { app: new URL(stack.config.database.url).username, table },
+        type: QueryTypes.SELECT,
+      });
+      expect({ table, ...rights }).toEqual({ table, delete: false, truncate: false });
+    }
+    await withTenant(stack.db, b.me.tenantId, (tx) => stack.db.query("UPDATE bank_lines SET status = 'PROPOSED', proposal = '{}' WHERE tenant_id = :a", { replacements: { a: a.me.tenantId }, transaction: tx }));
+    const [line] = await stack.admin.query<{ status: string }>('SELECT status FROM bank_lines WHERE tenant_id = :a', { replacements: { a: a.me.tenantId }, type: QueryTypes.SELECT });
+    expect(line!.status).toBe('UNMATCHED');
+  });
+
+  test("the fixed assets: with tenant B set, the application role sees none of tenant A's, cannot insert or change one for tenant A, and none can be deleted", async () => {
+    const visible = (tenant: string) =>
+      withTenant(stack.db, tenant, (tx) =>
+        stack.db.query<{ n: number }>('SELECT count(*)::int AS n FROM fixed_assets WHERE tenant_id = :a OR legal_entity_id = :company', {
+          replacements: { a: a.me.tenantId, company: a.me.company.id },
+          type: QueryTypes.SELECT,
+          transaction: tx,
+        }),
+      );
+    expect(await visible(a.me.tenantId)).toEqual([{ n: 1 }]);
+    expect(await visible(b.me.tenantId)).toEqual([{ n: 0 }]);
+    await expect(
+      withTenant(stack.db, b.me.tenantId, (tx) =>
+        stack.db.query(
+          `INSERT INTO fixed_assets (tenant_id, id, legal_entity_id, inventory_number, name, asset_account, depreciation_account, expense_account, source_account, cost, useful_life_months, version)
+           VALUES (:a, gen_random_uuid(), :company, 'SMUGGLED', 'Smuggled', '0150', '0250', '9420', '0820', 1, 1, 1)`,
+          { replacements: { a: a.me.tenantId, company: a.me.company.id }, transaction: tx },
+        ),
+      ),
+    ).rejects.toThrow(/row-level security/);
+    await withTenant(stack.db, b.me.tenantId, (tx) => stack.db.query("UPDATE fixed_assets SET name = 'Hijacked' WHERE tenant_id = :a", { replacements: { a: a.me.tenantId }, transaction: tx }));
+    const [row] = await stack.admin.query<{ name: string }>('SELECT name FROM fixed_assets WHERE tenant_id = :a', { replacements: { a: a.me.tenantId }, type: QueryTypes.SELECT });
+    expect(row).toEqual({ name: 'RLS laptop' });
+    const [rights] = await stack.admin.query<Record<string, boolean>>("SELECT has_table_privilege(:app, 'fixed_assets', 'DELETE') AS delete, has_table_privilege(:app, 'fixed_assets', 'TRUNCATE') AS truncate", {
+      replacements: { app: new URL(stack.config.database.url).username },
+      type: QueryTypes.SELECT,
+    });
+    expect(rights).toEqual({ delete: false, truncate: false });
   });
 
   test('the application role may archive a counterparty but never delete one', async () => {

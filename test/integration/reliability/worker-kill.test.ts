@@ -7,6 +7,10 @@ import { ledgerApi, simpleEntry, waitForClose } from '../../helpers/ledger';
 import { startWorkerProcess, until } from '../../helpers/worker-process';
 import { snapshotLockKey } from '../../../db/repositories/ledger/period-closes';
 import { mailInvitationWorkflowId } from '../../../contracts/workflow-ids';
+import { createBankAccount } from '../../helpers/bank-accounts';
+import { bankStatementsApi, storedLineCount, waitForImport } from '../../helpers/bank-statements';
+import { statement } from '../../unit/bank-statements/fixture';
+import { renderOneC } from '../../unit/bank-statements/render';
 
 // A worker killed with SIGKILL in the middle of an activity: another worker finishes the work, with the
 // same result as an undisturbed run and no duplicate rows. "In the middle" is made certain, not hoped
@@ -150,6 +154,107 @@ test('invitation accept: SIGKILL while the acceptance waits on the invitation; a
       { replacements: { t: admin.me.tenantId, id: invited.body.invitationId }, type: QueryTypes.SELECT },
     );
     expect(acceptance!.password_hash).toBeNull();
+  } finally {
+    await holder.end();
+  }
+}, 150_000);
+
+test('bank statement import: SIGKILL while its lines are being stored; another worker finishes: each line once, the counts of an undisturbed import, one audit event', async () => {
+  worker = startWorkerProcess(stack);
+  const user = await registerWorkspace(stack);
+  const account = (await createBankAccount(stack, user, { bankCode: statement.bankCode, accountNumber: statement.accountNumber, name: 'Killed import' }).expect(201)).body;
+  const statements = bankStatementsApi(stack, user, account.id);
+  // No worker while the import is sent: its run cannot start before the test holds the import's row.
+  worker.kill('SIGTERM');
+  await new Promise((resolve) => worker!.once('exit', resolve));
+  const sent = await statements.import(renderOneC(statement)).expect(202);
+  const holder = await lockHolder();
+  try {
+    await holder.query('BEGIN');
+    // FOR NO KEY UPDATE: the step's plain reads pass; its FOR UPDATE of the import, before it stores, waits.
+    await holder.query('SELECT 1 FROM bank_statement_imports WHERE id = $1 FOR NO KEY UPDATE', [sent.body.id]);
+    worker = startWorkerProcess(stack);
+    await waitingOn(/bank_statement_imports/, 'the import to wait on the held import row');
+    await kill(worker);
+    await holder.query('ROLLBACK');
+    worker = startWorkerProcess(stack);
+    const done = await waitForImport(statements, sent.body.id, 90_000);
+    expect(done).toMatchObject({ status: 'COMPLETED', counts: { read: 4, new: 4, duplicate: 0, matched: 0, proposed: 0, unmatched: 4 } });
+    expect(await storedLineCount(stack, user)).toBe(4);
+    expect(await auditCount(user.me.tenantId, 'bank-statement.imported')).toBe(1);
+  } finally {
+    await holder.end();
+  }
+}, 150_000);
+
+test('bank statement import: SIGKILL while a rule confirms its proposals; another worker finishes: one entry per line, no line posted twice', async () => {
+  worker = startWorkerProcess(stack);
+  const user = await registerWorkspace(stack);
+  const account = (await createBankAccount(stack, user, { bankCode: statement.bankCode, accountNumber: statement.accountNumber, name: 'Killed confirmation' }).expect(201)).body;
+  const statements = bankStatementsApi(stack, user, account.id);
+  await api(stack)
+    .post(`/api/v1/bank-matching-rules/${user.me.company.id}`)
+    .set(...bearer(user.accessToken))
+    .send({ name: 'Bank fees', priority: 1, conditions: { direction: 'OUT', purposeContains: 'Комиссия' }, action: { type: 'POST_TO_ACCOUNT', accountCode: '9430' }, autoConfirm: true })
+    .expect(201);
+  // An entry first, so the company's ledger row is there for the test to hold.
+  await ledgerApi(stack, user).post(simpleEntry('2026-10-31', statement.openingBalance, '5110', '8710')).expect(201);
+  worker.kill('SIGTERM');
+  await new Promise((resolve) => worker!.once('exit', resolve));
+  const sent = await statements.import(renderOneC(statement)).expect(202);
+  const holder = await lockHolder();
+  try {
+    await holder.query('BEGIN');
+    // Storing and proposing post nothing and pass; the first confirmation's posting waits on the ledger row.
+    await holder.query('SELECT 1 FROM ledger_states WHERE tenant_id = $1 FOR UPDATE', [user.me.tenantId]);
+    worker = startWorkerProcess(stack);
+    await waitingOn(/ledger_states/, 'a confirmation to wait on the held ledger row');
+    await kill(worker);
+    await holder.query('ROLLBACK');
+    worker = startWorkerProcess(stack);
+    const done = await waitForImport(statements, sent.body.id, 90_000);
+    expect(done).toMatchObject({ status: 'COMPLETED', counts: { read: 4, new: 4, matched: 2, proposed: 0, unmatched: 2 } });
+    const entries = await stack.admin.query<{ source_id: string; n: string }>(
+      "SELECT source_id, count(*) AS n FROM journal_entries WHERE tenant_id = :t AND source_type = 'BANK_LINE' GROUP BY source_id",
+      { replacements: { t: user.me.tenantId }, type: QueryTypes.SELECT },
+    );
+    expect(entries.map((e) => Number(e.n))).toEqual([1, 1]);
+    expect(await auditCount(user.me.tenantId, 'bank-line.matched')).toBe(2);
+    expect(await auditCount(user.me.tenantId, 'bank-statement.imported')).toBe(1);
+  } finally {
+    await holder.end();
+  }
+}, 150_000);
+
+test('depreciation at the close: SIGKILL while the step waits on the assets; another worker finishes: each month charged once', async () => {
+  worker = startWorkerProcess(stack);
+  const user = await registerWorkspace(stack);
+  const base = `/api/v1/fixed-assets/${user.me.company.id}`;
+  const auth = bearer(user.accessToken);
+  const asset = (await api(stack).post(base).set(...auth).send({ inventoryNumber: 'K-1', name: 'Press', assetAccount: '0130', cost: '3600.00', usefulLifeMonths: 36 }).expect(201)).body;
+  await api(stack).post(`${base}/${asset.id}/commissioning`).set(...auth).send({ date: '2025-01-20', expectedVersion: 1 }).expect(200);
+  const holder = await lockHolder();
+  try {
+    await holder.query('BEGIN');
+    // The step takes the assets FOR UPDATE before it charges them: it waits here, and its worker dies waiting.
+    await holder.query('SELECT 1 FROM fixed_assets WHERE id = $1 FOR UPDATE', [asset.id]);
+    const ledger = ledgerApi(stack, user);
+    const close = await ledger.close('2025-03-31').expect(202);
+    await waitingOn(/fixed_assets/, 'the depreciation to wait on the held asset');
+    await kill(worker);
+    await holder.query('ROLLBACK');
+    worker = startWorkerProcess(stack);
+    expect((await waitForClose(ledger, close.body.id, 90_000)).status).toBe('COMPLETED');
+    const entries = await stack.admin.query<{ entry_date: string; total: string }>(
+      "SELECT to_char(entry_date, 'YYYY-MM-DD') AS entry_date, total_debit::text AS total FROM journal_entries WHERE tenant_id = :t AND kind = 'DEPRECIATION' ORDER BY entry_date",
+      { replacements: { t: user.me.tenantId }, type: QueryTypes.SELECT },
+    );
+    expect(entries).toEqual([
+      { entry_date: '2025-02-28', total: '100.00' },
+      { entry_date: '2025-03-31', total: '100.00' },
+    ]);
+    expect((await api(stack).get(`${base}/${asset.id}`).set(...auth).expect(200)).body).toMatchObject({ depreciatedThrough: '2025-03', accumulatedDepreciation: '200.00' });
+    expect(await auditCount(user.me.tenantId, 'fixed-asset.depreciated')).toBe(2);
   } finally {
     await holder.end();
   }

@@ -56,7 +56,10 @@ function overflowing(schema: Schema | undefined, depth = 0): unknown {
   }
 }
 
-const withBody = index.operations.filter((op) => doc.paths[op.path][op.method.toLowerCase()].requestBody);
+const bodyTypes = (op: OperationInfo): string[] => Object.keys(doc.paths[op.path][op.method.toLowerCase()].requestBody?.content ?? {});
+// JSON bodies; a file sent as it is (a bank statement) is checked on its own below.
+const withBody = index.operations.filter((op) => bodyTypes(op).includes('application/json'));
+const withFile = index.operations.filter((op) => bodyTypes(op).length > 0 && !bodyTypes(op).includes('application/json'));
 const withQuery = index.operations.flatMap((op) =>
   ((doc.paths[op.path][op.method.toLowerCase()].parameters ?? []) as Schema[])
     .filter((p) => p.in === 'query')
@@ -154,6 +157,28 @@ describe('bad input is never a 5xx and changes nothing (generated from the docum
       // whatever the answer, it is no 5xx and writes nothing.
       const out = await send(op, path, overflowing(schema) as object);
       expect({ op: op.operationId, serverError: out.status >= 500 }).toEqual({ op: op.operationId, serverError: false });
+    }
+    expect(await fingerprint()).toEqual(before);
+  });
+
+  test('file bodies: over their 20 MiB (413), JSON instead of the file (415), empty (400): no 5xx, nothing written', async () => {
+    expect(withFile.map((op) => op.operationId)).toEqual(['importBankStatement']);
+    const before = await fingerprint();
+    for (const op of withFile) {
+      const path = fill(op.path);
+      const [type] = bodyTypes(op);
+      const sendFile = (bytes: Buffer, contentType: string) => {
+        const method = op.method.toLowerCase() as 'post';
+        return api(stack)[method](path).set(...bearer(user.accessToken)).set('Content-Type', contentType).send(bytes);
+      };
+      for (const [label, res, status] of [
+        ['oversized', await sendFile(Buffer.alloc(20 * 1024 * 1024 + 1, 0x41), type!), 413],
+        ['json', await sendFile(Buffer.from(JSON.stringify({ pad: 'x' })), 'application/json'), 415],
+        ['empty', await sendFile(Buffer.alloc(0), type!), 400],
+      ] as const) {
+        expectRefused(res, `${op.operationId} ${label}`);
+        expect({ op: op.operationId, label, status: res.status }).toEqual({ op: op.operationId, label, status });
+      }
     }
     expect(await fingerprint()).toEqual(before);
   });

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { createOperationIndex, loadOpenApiDocument } from '../../../contracts/operations';
 import { startTestStack, type TestStack } from '../../helpers/stack';
 import { api, bearer, registerWorkspace, type Registered } from '../../helpers/clients';
@@ -34,7 +35,7 @@ describe('every format: date value is a day from 1900-01-01 to 9999-12-31', () =
   });
 
   test.each(dateQueries)('%s: %s outside the bounds is a 400 validation problem, at the bounds no 500', async (_id, name, op) => {
-    const path = index.pathOf(op.operationId, { legalEntityId: user.me.company.id, code: '5110' });
+    const path = index.pathOf(op.operationId, { legalEntityId: user.me.company.id, code: '5110', counterpartyId: randomUUID(), bankAccountId: randomUUID(), assetId: randomUUID() });
     for (const value of OUTSIDE) {
       const res = await api(stack).get(`${path}?${name}=${value}`).set(...bearer(user.accessToken));
       expect({ value, status: res.status, type: res.body.type }).toEqual({ value, status: 400, type: expect.stringContaining('validation') });

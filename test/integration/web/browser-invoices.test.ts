@@ -1,9 +1,9 @@
 // The console's invoices as a person uses them: Debian's Chromium driven by playwright-core, against the real app
 // listening on a port, as browser.test.ts does (this file keeps to the Invoices section). Screenshots land in
 // test/.tmp/screenshots (look at them when the section changes).
-import type { Locator, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import type { TestStack } from '../../helpers/stack';
-import { grouped, problemsOf, startBrowserStack, submitLogin, until, type BrowserStack } from '../../helpers/browser';
+import { clickFor, grouped, pick, problemsOf, startBrowserStack, submitLogin, until, type BrowserStack } from '../../helpers/browser';
 import { api, bearer, registerWorkspace, type Registered } from '../../helpers/clients';
 import { aCounterparty, invoicesApi, saveTaxSettings } from '../../helpers/invoices';
 
@@ -28,22 +28,12 @@ async function logIn(page: Page, user: Registered): Promise<void> {
 const form = 'form#invoice-form';
 const line = (page: Page, i: number) => page.locator(`${form} tr.invoice-line`).nth(i);
 
-/** Picks in a combobox by typing `text` and pressing Enter, which takes the exact match once the search answers. */
-async function pick(box: Locator, text: string, shown: RegExp): Promise<void> {
-  await box.fill(text);
-  await box.press('Enter');
-  expect(await until(() => box.inputValue(), (value) => shown.test(value))).toMatch(shown);
-}
-
 /** The line's net, VAT and gross as the form's preview shows them. */
 const previewOf = (page: Page, i: number) => line(page, i).locator('output').allTextContents();
 const totals = (page: Page) => Promise.all(['net', 'vat', 'gross'].map((k) => page.textContent(`#invoice-preview-${k}`)));
 
-/** Clicks `selector` and waits for the answer of the request it sends (listening before the click). */
-async function clickFor(page: Page, selector: string, method: string, url: RegExp): Promise<{ status: number; body: Record<string, unknown> }> {
-  const [res] = await Promise.all([page.waitForResponse((r) => r.request().method() === method && url.test(new URL(r.url()).pathname)), page.click(selector)]);
-  return { status: res.status(), body: (await res.json().catch(() => null)) as Record<string, unknown> };
-}
+/** Two invoices drafted, posted and cancelled through the page are many requests: on two shared cores, over a minute. */
+const TWO_INVOICES_MS = 180_000;
 
 describe('invoices in the console', () => {
   test('a sale of two lines drafted with its exact preview, saved, posted and its entry opened; a purchase with the supplier\'s number, a field the API refuses, posted and cancelled', async () => {
@@ -242,5 +232,5 @@ describe('invoices in the console', () => {
     expect(await page.textContent('#alert')).toBe('Deleted the draft sales invoice of Chorsu Trade LLC.');
     await invoicesApi(stack, user).get(draft.id).expect(404);
     expect(problemsOf(page)).toEqual([]);
-  });
+  }, TWO_INVOICES_MS);
 });

@@ -109,6 +109,8 @@ describe('GET /docs (Swagger UI)', () => {
     const operations = Object.values(stack.doc.paths as Record<string, Record<string, unknown>>).flatMap((item) =>
       Object.keys(item).filter((key) => ['get', 'put', 'post', 'delete', 'patch'].includes(key)),
     );
+    // Swagger UI renders the operations tag by tag: wait for all of them (a timeout if any is missing).
+    await page.waitForFunction(`document.querySelectorAll('.opblock').length >= ${operations.length}`);
     await expect(page.locator('.opblock').count()).resolves.toBe(operations.length);
     await expect(page.locator('.opblock-summary-path[data-path="/api/v1/auth/login"]').count()).resolves.toBe(1);
     // Open one operation: its parameters and responses render too.

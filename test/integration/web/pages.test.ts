@@ -59,7 +59,7 @@ describe('web pages: served on their host only, with a strict Content-Security-P
   });
 
   test('the scripts and the style sheet are served with the same headers; unknown assets are 404', async () => {
-    for (const asset of ['/app/tenant.js', '/app/register.js', '/app/reset-password.js', '/app/api.js', '/app/dom.js', '/app/money.js', '/app/console/currency.js', '/app/console/turnover-sheet.js', '/app/console/account-statement.js', '/app/console/statements.js', '/app/console/download.js']) {
+    for (const asset of ['/app/tenant.js', '/app/register.js', '/app/reset-password.js', '/app/api.js', '/app/dom.js', '/app/money.js', '/app/console/currency.js', '/app/console/turnover-sheet.js', '/app/console/account-statement.js', '/app/console/statements.js', '/app/console/download.js', '/app/console/reconciliation-statement.js', '/app/console/bank-accounts.js', '/app/console/bank-common.js', '/app/console/bank-import.js', '/app/console/bank-lines.js', '/app/console/bank-match.js', '/app/console/bank-reconciliation.js', '/app/console/bank-rules.js']) {
       const res = await api(stack).get(asset).expect(200);
       expect(res.headers['content-type']).toMatch(/javascript/);
       expect(res.headers['x-content-type-options']).toBe('nosniff');

@@ -1,11 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Decimal from 'decimal.js';
 import { parse } from 'yaml';
 import { convertToUzs, currencyDecimals, decimalsOf } from '../../../core/ledger/currency';
-import { AMOUNT_PATTERN, formatMinorUnits, toMinorUnits } from '../../../core/ledger/money';
+import { AMOUNT_PATTERN, formatMinorUnits, formatUnits, numericToUnits, toMinorUnits } from '../../../core/ledger/money';
 import { computeInvoice, DEFAULT_DOCUMENT_ACCOUNTS, type InvoiceLineInput } from '../../../core/invoices/invoices';
+import { documentAmount } from '../../../core/payments/payments';
 import {
-  AMOUNTS, CONVERSIONS, COPIED, CURRENCY_DECIMALS, FOREIGN_AMOUNTS, GROUPED, INVOICE_LINES, INVOICE_TOTALS, NOT_AMOUNTS, RATE_NUMBERS, SIGNED_SUMS, TYPED_AMOUNTS, VAT_RATES,
+  AMOUNTS, CONVERSIONS, COPIED, CURRENCY_DECIMALS, FOREIGN_AMOUNTS, GROUPED, INVOICE_LINES, INVOICE_TOTALS, NOT_AMOUNTS, PAYMENT_AMOUNTS, RATE_NUMBERS, REMAINDERS, SIGNED_SUMS,
+  TYPED_AMOUNTS, VAT_RATES,
 } from './money-vectors';
 
 // The console's modules are browser JS, checked against their JSDoc by api/web/static/tsconfig.json; the root
@@ -26,6 +29,8 @@ interface ConsoleMoney {
   VAT_RATE: RegExp;
   formatUnits(units: bigint, places: number): string;
   invoiceLineUnits(quantity: string, unitPrice: string, vatRate: string | null, places?: number): { net: bigint; vat: bigint; gross: bigint };
+  PAYMENT_AMOUNT: RegExp;
+  toUnits(text: string, places: number): bigint;
 }
 interface ConsoleCurrency {
   currencyDecimals(code: string): number;
@@ -33,6 +38,7 @@ interface ConsoleCurrency {
 }
 const consoleMoney = jest.requireActual<ConsoleMoney>('../../../api/web/static/app/money.js');
 const consoleCurrency = jest.requireActual<ConsoleCurrency>('../../../api/web/static/app/console/currency.js');
+const consolePayments = jest.requireActual<{ amountUnits(typed: string, places: number): bigint | null }>('../../../api/web/static/app/console/payment-allocations.js');
 
 /** The shape the OpenAPI document gives a line's foreign amount; core then holds it to the currency's decimals. */
 const document = parse(readFileSync(join(__dirname, '../../../api/openapi.yaml'), 'utf8')) as {
@@ -40,6 +46,8 @@ const document = parse(readFileSync(join(__dirname, '../../../api/openapi.yaml')
     schemas: {
       JournalLineCreate: { properties: { currencyAmount: { pattern: string } } };
       InvoiceLineInput: { properties: { quantity: { pattern: string }; unitPrice: { pattern: string } } };
+      PaymentCreate: { properties: { amount: { pattern: string } } };
+      AllocationInput: { properties: { amount: { pattern: string } } };
     };
   };
 };
@@ -58,6 +66,22 @@ describe('amounts: core and the console read and write them alike', () => {
 
   test.each(SIGNED_SUMS)('$minor minor units are written $formatted', ({ minor, formatted }) => {
     expect([formatMinorUnits(minor), consoleMoney.formatMinor(minor)]).toEqual([formatted, formatted]);
+  });
+});
+
+describe('NUMERIC text in units of a currency\'s decimals: written as decimal.js writes it, the console alike', () => {
+  test.each([
+    ['1250.5', 2], ['-3.000', 2], ['7', 2], ['7', 0], ['12.5', 0], ['-12.5', 0], ['12.49', 0], ['0.005', 2], ['-0.015', 2], ['99.995', 2],
+    ['-99.995', 2], ['1234.4449', 3], ['0', 3], ['-0.5', 0], ['123456789012345678.999', 2], ['100.000', 3],
+  ] as Array<[string, number]>)('%s at %i decimals', (text, places) => {
+    const written = new Decimal(text).toFixed(places);
+    expect(formatUnits(numericToUnits(text, places), places)).toBe(written);
+    expect(consoleMoney.formatUnits(numericToUnits(text, places), places)).toBe(written);
+  });
+
+  test('units add up exactly where a float would not', () => {
+    const sum = ['0.10', '0.20', '1234567890123456.78'].reduce((total, text) => total + numericToUnits(text, 2), 0n);
+    expect(formatUnits(sum, 2)).toBe('1234567890123457.08');
   });
 });
 
@@ -173,5 +197,38 @@ describe('invoice lines: core and the console compute a draft\'s amounts alike',
   test('two decimals unless told otherwise, as formatMinor writes them', () => {
     expect(consoleMoney.invoiceLineUnits('2', '1250.50', '12')).toEqual({ net: 250100n, vat: 30012n, gross: 280112n });
     for (const { minor, formatted } of [...AMOUNTS, ...SIGNED_SUMS]) expect(consoleMoney.formatUnits(minor, 2)).toBe(formatted);
+  });
+});
+
+describe('payments: core and the console read an amount and what stays unallocated alike', () => {
+  test('the form checks amounts with the document\'s pattern, a payment\'s and an allocation\'s alike', () => {
+    expect(consoleMoney.PAYMENT_AMOUNT.source).toBe(document.components.schemas.PaymentCreate.properties.amount.pattern);
+    expect(consoleMoney.PAYMENT_AMOUNT.source).toBe(document.components.schemas.AllocationInput.properties.amount.pattern);
+  });
+
+  test.each(PAYMENT_AMOUNTS)('$amount $currency is taken: $accepted', ({ currency, amount, accepted, units }) => {
+    const byApi = consoleMoney.PAYMENT_AMOUNT.test(amount) && (() => {
+      try {
+        documentAmount(amount, currency, '/body/amount');
+        return true;
+      } catch {
+        return false;
+      }
+    })();
+    const places = consoleCurrency.currencyDecimals(currency);
+    const byConsole = consolePayments.amountUnits(amount, places);
+    expect([byApi, byConsole !== null]).toEqual([accepted, accepted]);
+    if (units !== undefined) {
+      expect(byConsole).toBe(units);
+      expect(consoleMoney.formatUnits(units, places)).toBe(new Decimal(amount).toFixed(places));
+    }
+  });
+
+  test.each(REMAINDERS)('$amount $currency less $allocations leaves $unallocated', ({ currency, amount, allocations, unallocated, float }) => {
+    const places = consoleCurrency.currencyDecimals(currency);
+    const core = allocations.reduce((left, a) => left.minus(a), new Decimal(amount)).toFixed(places);
+    const units = allocations.reduce((left, a) => left - consoleMoney.toUnits(a, places), consoleMoney.toUnits(amount, places));
+    expect([core, consoleMoney.formatUnits(units, places)]).toEqual([unallocated, unallocated]);
+    if (float !== undefined) expect(allocations.reduce((left, a) => left - Number(a), Number(amount)).toFixed(places)).toBe(float);
   });
 });

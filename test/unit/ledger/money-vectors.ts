@@ -214,3 +214,39 @@ export const VAT_RATES: readonly { text: string; accepted: boolean }[] = [
   { text: '12%', accepted: false },
   { text: '', accepted: false },
 ];
+
+/**
+ * A payment's or an allocation's amount as typed, in its currency, and whether the API takes it (the document's
+ * pattern, above zero, at most the currency's decimals: core/payments documentAmount); `units` is what the
+ * console's payment form reads it as, in units of the currency's decimals.
+ */
+export const PAYMENT_AMOUNTS: readonly { currency: string; amount: string; accepted: boolean; units?: bigint }[] = [
+  { currency: 'UZS', amount: '700000', accepted: true, units: 70000000n },
+  { currency: 'UZS', amount: '1250.5', accepted: true, units: 125050n },
+  { currency: 'UZS', amount: '0.01', accepted: true, units: 1n },
+  { currency: 'UZS', amount: '0', accepted: false },
+  { currency: 'UZS', amount: '0.00', accepted: false },
+  { currency: 'UZS', amount: '1.005', accepted: false },
+  { currency: 'UZS', amount: '99999999999999999.99', accepted: true, units: 9999999999999999999n }, // 17 digits, past 2^53
+  { currency: 'UZS', amount: '100000000000000000', accepted: false },
+  { currency: 'JPY', amount: '1000', accepted: true, units: 1000n },
+  { currency: 'JPY', amount: '1000.5', accepted: false },
+  { currency: 'KWD', amount: '1.005', accepted: true, units: 1005n },
+  { currency: 'KWD', amount: '1.0005', accepted: false },
+  { currency: 'USD', amount: '01', accepted: false },
+  { currency: 'USD', amount: '-5', accepted: false },
+  { currency: 'USD', amount: '1e3', accepted: false },
+];
+
+/**
+ * A payment's amount less what is allocated of it, in its currency's decimals: what stays an advance, negative where
+ * the allocations are more. `float` is what float arithmetic makes of it where that differs.
+ */
+export const REMAINDERS: readonly { currency: string; amount: string; allocations: string[]; unallocated: string; float?: string }[] = [
+  { currency: 'UZS', amount: '1200000.01', allocations: ['1120000.00'], unallocated: '80000.01' },
+  { currency: 'UZS', amount: '0.3', allocations: ['0.1', '0.2'], unallocated: '0.00', float: '-0.00' },
+  { currency: 'UZS', amount: '100', allocations: ['60', '50.5'], unallocated: '-10.50' },
+  { currency: 'UZS', amount: '99999999999999999.99', allocations: ['0.01'], unallocated: '99999999999999999.98', float: '100000000000000000.00' },
+  { currency: 'JPY', amount: '1000', allocations: ['999'], unallocated: '1' },
+  { currency: 'KWD', amount: '1.005', allocations: ['0.335', '0.335'], unallocated: '0.335' },
+];

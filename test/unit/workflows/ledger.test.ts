@@ -13,7 +13,8 @@ import {
   type PostRevaluationInput,
   type PostRevaluationWorkflow,
 } from '../../../contracts/ledger';
-import { closePeriodWorkflowId, postRevaluationWorkflowId } from '../../../contracts/workflow-ids';
+import { closePeriodWorkflowId, postDepreciationWorkflowId, postRevaluationWorkflowId } from '../../../contracts/workflow-ids';
+import type { PostDepreciationActivities } from '../../../contracts/fixed-assets';
 import { TENANT_ID } from '../../../contracts/search-attributes';
 import { expectProfiles, outage, SETUP_TIMEOUT_MS, startWorkflowEnvironment, type WorkflowTestEnvironment } from './environment';
 
@@ -38,12 +39,17 @@ describe('closePeriodWorkflow', () => {
     t.client.workflow.start<ClosePeriodWorkflow>(CLOSE_PERIOD_WORKFLOW, { taskQueue, workflowId: closePeriodWorkflowId(input.legalEntityId, input.closeDate), args: [input] });
 
   /** Stand-in steps that record what ran, in order; `compute` replaces the closing balances when given. */
-  function steps(options: { running?: boolean; compute?: ClosePeriodActivities['computeClosingBalances'] } = {}) {
+  function steps(options: { running?: boolean; compute?: ClosePeriodActivities['computeClosingBalances']; depreciate?: PostDepreciationActivities['postDepreciationEntries'] } = {}) {
     const calls: string[] = [];
-    const activities: ClosePeriodActivities = {
+    const activities: ClosePeriodActivities & PostDepreciationActivities = {
       lockClosedPeriod: async () => {
         calls.push('lock');
         return { running: options.running ?? true };
+      },
+      // The child workflow depreciation-<company>-<date>: nothing in service, nothing charged.
+      postDepreciationEntries: async (input) => {
+        calls.push(`depreciation ${input.closeDate}`);
+        return options.depreciate ? options.depreciate(input) : [];
       },
       // The date was revalued before: the close runs no revaluation of its own.
       openCloseRevaluation: async () => {
@@ -80,7 +86,7 @@ describe('closePeriodWorkflow', () => {
         completePeriodClose: activityProfiles.databaseStep,
       });
     });
-    expect(calls).toEqual(['lock', 'revaluation', 'compute#1', 'complete 12 1500000.00']);
+    expect(calls).toEqual(['lock', 'depreciation 2025-01-31', 'revaluation', 'compute#1', 'complete 12 1500000.00']);
   });
 
   test('when an earlier run already settled the close, then this run changes nothing and answers ALREADY_SETTLED', async () => {
@@ -101,7 +107,7 @@ describe('closePeriodWorkflow', () => {
     await t.withWorker(activities, async (taskQueue) => {
       expect(await (await start(taskQueue, closeInput())).result()).toEqual({ status: 'COMPLETED', ...summary });
     });
-    expect(calls).toEqual(['lock', 'revaluation', 'compute#1', 'compute#2', 'compute#3', 'complete 12 1500000.00']);
+    expect(calls).toEqual(['lock', 'depreciation 2025-01-31', 'revaluation', 'compute#1', 'compute#2', 'compute#3', 'complete 12 1500000.00']);
   });
 
   test.each([
@@ -118,7 +124,69 @@ describe('closePeriodWorkflow', () => {
       expect(await handle.result()).toEqual({ status: 'FAILED', reason });
       await expectProfiles(handle, { failPeriodClose: activityProfiles.databaseStep });
     });
-    expect(calls).toEqual(['lock', 'revaluation', 'compute#1', `fail: ${reason}`]);
+    expect(calls).toEqual(['lock', 'depreciation 2025-01-31', 'revaluation', 'compute#1', `fail: ${reason}`]);
+  });
+});
+
+describe('closePeriodWorkflow and its depreciation', () => {
+  const input = (): ClosePeriodInput => ({ tenantId: randomUUID(), legalEntityId: randomUUID(), closeId: randomUUID(), closeDate: '2025-03-31', correlationId: randomUUID() });
+  const start = (taskQueue: string, close: ClosePeriodInput) =>
+    t.client.workflow.start<ClosePeriodWorkflow>(CLOSE_PERIOD_WORKFLOW, { taskQueue, workflowId: closePeriodWorkflowId(close.legalEntityId, close.closeDate), args: [close] });
+  const stubs = (calls: string[], depreciate: PostDepreciationActivities['postDepreciationEntries']): ClosePeriodActivities & PostDepreciationActivities => ({
+    lockClosedPeriod: async () => {
+      calls.push('lock');
+      return { running: true };
+    },
+    postDepreciationEntries: async (close) => {
+      calls.push(`depreciation#${activityInfo().attempt}`);
+      return depreciate(close);
+    },
+    openCloseRevaluation: async () => {
+      calls.push('revaluation');
+      return { revaluationId: randomUUID(), status: 'COMPLETED' };
+    },
+    postYearEndClosing: async () => ({ entries: 0 }),
+    computeClosingBalances: async () => {
+      calls.push('compute');
+      return { entryCount: 3, accounts: 2, total: '10.00' };
+    },
+    completePeriodClose: async () => {
+      calls.push('complete');
+    },
+    failPeriodClose: async ({ reason }) => {
+      calls.push(`fail: ${reason}`);
+    },
+  });
+
+  test('when the depreciation posts, then it runs as the child workflow depreciation-<company>-<date>, before the revaluation and the snapshot, retried through an outage', async () => {
+    const calls: string[] = [];
+    const close = input();
+    const activities = stubs(calls, async () => {
+      if (activityInfo().attempt === 1) throw outage('DatabaseUnavailable');
+      return [{ month: '2025-03', entryId: randomUUID(), assets: 2, total: '400000.00' }];
+    });
+    await t.withWorker(activities, async (taskQueue) => {
+      expect((await (await start(taskQueue, close)).result()).status).toBe('COMPLETED');
+      const child = t.client.workflow.getHandle(postDepreciationWorkflowId(close.legalEntityId, close.closeDate));
+      expect((await child.describe()).typedSearchAttributes.get(TENANT_ID)).toBe(close.tenantId);
+      expect((await child.result()).status).toBe('COMPLETED');
+      await expectProfiles(child, { postDepreciationEntries: activityProfiles.closingBalances });
+    });
+    expect(calls).toEqual(['lock', 'depreciation#1', 'depreciation#2', 'revaluation', 'compute', 'complete']);
+  });
+
+  test('when the depreciation is refused for good, then the close fails with the reason and stores no snapshot', async () => {
+    const calls: string[] = [];
+    const activities = stubs(calls, async () => {
+      throw ApplicationFailure.nonRetryable('the ledger is closed through 2025-03-31: 2025-03 cannot be charged', FailureType.PeriodClosed);
+    });
+    await t.withWorker(activities, async (taskQueue) => {
+      expect(await (await start(taskQueue, input())).result()).toEqual({
+        status: 'FAILED',
+        reason: 'the depreciation through 2025-03-31 failed: the ledger is closed through 2025-03-31: 2025-03 cannot be charged',
+      });
+    });
+    expect(calls).toEqual(['lock', 'depreciation#1', 'fail: the depreciation through 2025-03-31 failed: the ledger is closed through 2025-03-31: 2025-03 cannot be charged']);
   });
 });
 
@@ -200,10 +268,14 @@ describe('closePeriodWorkflow with a revaluation of its own', () => {
   function closeWithRevaluation(post: PostRevaluationActivities['postRevaluationEntry']) {
     const calls: string[] = [];
     const revaluationId = randomUUID();
-    const activities: ClosePeriodActivities & PostRevaluationActivities = {
+    const activities: ClosePeriodActivities & PostRevaluationActivities & PostDepreciationActivities = {
       lockClosedPeriod: async () => {
         calls.push('lock');
         return { running: true };
+      },
+      postDepreciationEntries: async () => {
+        calls.push('depreciation');
+        return [];
       },
       openCloseRevaluation: async () => {
         calls.push('open revaluation');
@@ -244,7 +316,7 @@ describe('closePeriodWorkflow with a revaluation of its own', () => {
       expect(child.type).toBe(POST_REVALUATION_WORKFLOW);
       expect(child.typedSearchAttributes.get(TENANT_ID)).toBe(close.tenantId);
     });
-    expect(calls).toEqual(['lock', 'open revaluation', 'revalue its own at 2025-02-28', 'compute', 'complete']);
+    expect(calls).toEqual(['lock', 'depreciation', 'open revaluation', 'revalue its own at 2025-02-28', 'compute', 'complete']);
   });
 
   test('when its revaluation fails, then the close fails with the reason and stores no snapshot', async () => {
@@ -261,6 +333,7 @@ describe('closePeriodWorkflow with a revaluation of its own', () => {
     });
     expect(calls).toEqual([
       'lock',
+      'depreciation',
       'open revaluation',
       'revalue its own at 2025-02-28',
       'revaluation failed',

@@ -52,18 +52,26 @@ export class ProblemError extends Error {
 }
 
 /**
- * One request; resolves with { status, data } for 2xx, rejects with ProblemError otherwise.
+ * A body sent as it is, not as JSON: a file's bytes with the content type they are sent as (a bank statement).
+ * @typedef {{ bytes: Blob, type: string }} RawBody
+ */
+
+/**
+ * One request; resolves with { status, data } for 2xx, rejects with ProblemError otherwise. `body` goes as
+ * JSON, `raw` as its bytes.
  * @param {string} method
  * @param {string} path
- * @param {{ body?: unknown, token?: string }} [options]
+ * @param {{ body?: unknown, raw?: RawBody, token?: string }} [options]
  * @returns {Promise<Answer>}
  */
-export async function call(method, path, { body, token } = {}) {
+export async function call(method, path, { body, raw, token } = {}) {
   /** @type {Record<string, string>} */
   const headers = { accept: 'application/json, application/problem+json' };
-  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (raw) headers['content-type'] = raw.type;
+  else if (body !== undefined) headers['content-type'] = 'application/json';
   if (token) headers.authorization = `Bearer ${token}`;
-  const res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'omit', cache: 'no-store' });
+  const sent = raw ? raw.bytes : body === undefined ? undefined : JSON.stringify(body);
+  const res = await fetch(path, { method, headers, body: sent, credentials: 'omit', cache: 'no-store' });
   const text = await res.text();
   let data = null;
   try {

@@ -88,6 +88,21 @@ export function formatUnits(units, places) {
   return `${negative ? '-' : ''}${abs / unit}${fraction}`;
 }
 
+/** A payment's or an allocation's amount as the API takes it; it then holds it to the currency's decimals. */
+export const PAYMENT_AMOUNT = /^(0|[1-9][0-9]{0,16})(\.[0-9]{1,3})?$/;
+
+/**
+ * A non-negative decimal with at most `places` decimals in units of 10^-`places`, the inverse of formatUnits:
+ * toUnits("1250.5", 2) → 125050n, toUnits("7", 0) → 7n, toUnits("1.25", 3) → 1250n. The caller has checked it.
+ * @param {string} text
+ * @param {number} places
+ * @returns {bigint}
+ */
+export function toUnits(text, places) {
+  const [whole, fraction = ''] = text.split('.');
+  return BigInt(whole) * 10n ** BigInt(places) + BigInt((fraction + '0'.repeat(places)).slice(0, places) || '0');
+}
+
 /**
  * An invoice line's amounts as the API computes them, exactly, on the decimal strings (never floats): net =
  * quantity × unit price and VAT = net × rate / 100, each rounded half-up to `places` (the currency's

@@ -73,6 +73,23 @@ export async function api(method, path, body) {
 }
 
 /**
+ * A POST of a file's bytes as they are (`raw`: the bytes and their content type), with the same one refresh as `api`.
+ * @param {string} path
+ * @param {import('./api.js').RawBody} raw
+ * @returns {Promise<import('./api.js').Answer>}
+ */
+export async function upload(path, raw) {
+  if (!session) throw new ProblemError(401, { title: 'You are not logged in' });
+  try {
+    return await call('POST', path, { raw, token: session.accessToken });
+  } catch (err) {
+    if (!(err instanceof ProblemError) || err.status !== 401 || !session) throw err;
+    await refresh();
+    return call('POST', path, { raw, token: session.accessToken });
+  }
+}
+
+/**
  * A file the API answers in the `accept` type ({ blob, filename }), with the same one refresh as `api`.
  * @param {string} path
  * @param {string} accept

@@ -1,7 +1,15 @@
 // @ts-check
-// What the console's sections share: tables, the failure message, today's date, months and request ids.
+// What the console's sections share: tables, amounts with their currency, the failure message, today's date,
+// months, request ids, the way back from a view drawn in another's place, and problems shown beside their fields.
 import { ProblemError, describe } from '../api.js';
 import { h } from '../dom.js';
+import { formatAmount } from '../money.js';
+
+/**
+ * The way back from a view drawn in place of another (a card, a list opened from a report): what puts that view
+ * back, and the words of its button ("← All invoices", "← Back to the aging").
+ * @typedef {{ to: () => void, label: string }} WayBack
+ */
 
 /**
  * A failed section read: the problem's words in the section itself, never a blank page.
@@ -21,6 +29,20 @@ export function table(headers, rows) {
   const body = rows instanceof HTMLTableSectionElement ? rows : h('tbody', {}, rows);
   return h('table', {}, h('thead', {}, h('tr', {}, headers.map((x) => h('th', {}, x)))), body);
 }
+
+/**
+ * An amount with its currency: "1 250 000.00 UZS", the digits grouped (money.js).
+ * @param {string} amount
+ * @param {string} currency
+ */
+export const money = (amount, currency) => h('span', { class: 'money' }, formatAmount(amount), h('span', { class: 'currency' }, ` ${currency}`));
+
+/**
+ * Right-aligns the headers of a table's amount columns, as their cells are.
+ * @param {HTMLTableElement} t
+ * @param {number[]} columns
+ */
+export const alignAmounts = (t, columns) => columns.forEach((i) => t.tHead?.rows[0]?.cells[i]?.classList.add('num'));
 
 export const today = () => new Date().toISOString().slice(0, 10);
 

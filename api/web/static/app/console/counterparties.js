@@ -3,13 +3,15 @@
 // start of a TIN or PINFL), shows the active, the archived or all, a page at a time. A form adds one or edits one
 // in place of the list, its bank accounts added and removed; it hints at a field's format as it is typed, and
 // shows the API's problems (its `errors`, a TIN or PINFL already registered) next to the fields they are about.
-// Archive and restore are in the list. An edit sends the version it read: a change saved meanwhile is refused
-// (409 stale-version), and the page says so and offers to read the counterparty again.
+// Archive and restore are in the list, and each counterparty's reconciliation statement. An edit sends the version
+// it read: a change saved meanwhile is refused (409 stale-version), and the page says so and offers to read the
+// counterparty again.
 import { ProblemError, describe } from '../api.js';
 import { busy, clearAlert, h, showAlert } from '../dom.js';
 import { api, can, company } from '../session.js';
 import { failed, problemType, table, fieldProblems } from './common.js';
 import { identification } from './counterparty-picker.js';
+import { reconciliationLink } from './reconciliation-statement.js';
 
 /** @typedef {import('../../../../../contracts/openapi').components['schemas']} Schemas */
 /** @typedef {Schemas['Counterparty']} Counterparty */
@@ -103,6 +105,9 @@ export async function counterparties(body) {
         toggle.addEventListener('click', () => void setArchived(c, !c.archived, toggle));
         actions.push(toggle);
       }
+      // Archived counterparties keep their acts: the documents that name them are still in the books.
+      const act = reconciliationLink(body, c, '← All counterparties');
+      if (act) actions.push(act);
       return h('tr', { 'data-id': c.id, class: c.archived ? 'archived' : undefined },
         h('td', { class: 'name' }, h('div', {}, c.name, c.archived ? h('span', { class: 'tag' }, 'archived') : ''), c.address ? h('div', { class: 'muted' }, c.address) : ''),
         h('td', { class: 'identification' }, identification(c)),

@@ -5,16 +5,20 @@ import { h } from '../dom.js';
 import { ungroupText } from '../money.js';
 import { can } from '../session.js';
 import { accounts } from './accounts.js';
+import { aging } from './aging.js';
+import { bank } from './bank-accounts.js';
 import { failed } from './common.js';
 import { counterparties } from './counterparties.js';
-import { invoices } from './invoices.js';
+import { invoices, openInvoice } from './invoices.js';
 import { journal } from './journal.js';
 import { overview } from './overview.js';
+import { paymentList } from './payment-list.js';
 import { periods, stopPolling } from './periods.js';
 import { statements } from './statements.js';
 import { trialBalance } from './trial-balance.js';
 import { turnoverSheet } from './turnover-sheet.js';
 import { users } from './users.js';
+import { vatRegister } from './vat-register.js';
 
 /**
  * Each section: its id (the fragment), its tab's label, whether the caller's permissions show it, and how it
@@ -26,6 +30,10 @@ const SECTIONS = [
   ['accounts', 'Chart of accounts', () => can('listCompanyAccounts'), accounts],
   ['counterparties', 'Counterparties', () => can('listCounterparties'), counterparties],
   ['invoices', 'Invoices', () => can('listInvoices'), invoices],
+  ['payments', 'Payments', () => can('listPayments'), (body) => paymentList(body, { openInvoice })],
+  ['bank', 'Bank', () => can('listBankAccounts'), bank],
+  ['aging', 'Aging', () => can('getAgingReport'), aging],
+  ['vat-register', 'VAT register', () => can('getVatRegister'), vatRegister],
   ['journal', 'Journal', () => can('listJournalEntries'), journal],
   ['trial-balance', 'Trial balance', () => can('getTrialBalance'), trialBalance],
   ['turnover-sheet', 'Turnover sheet', () => can('getTurnoverSheet'), turnoverSheet],

@@ -12,10 +12,12 @@ import { busy, clearAlert, h, showAlert } from '../dom.js';
 import { QUANTITY, UNIT_PRICE, VAT_RATE, formatAmount, formatUnits, groupDigits, invoiceLineUnits, plainAmount } from '../money.js';
 import { api, can, company } from '../session.js';
 import { accountOption, accountPicker } from './account-picker.js';
-import { failed, problemType, table, today, uuid, fieldProblems } from './common.js';
+import { alignAmounts, failed, fieldProblems, money, problemType, table, today, uuid } from './common.js';
 import { counterpartyPicker } from './counterparty-picker.js';
 import { FUNCTIONAL, currencyDecimals } from './currency.js';
-import { showEntry } from './journal.js';
+import { entryLinks } from './entry-links.js';
+import { paymentForm } from './payment-form.js';
+import { paymentList } from './payment-list.js';
 
 /** @typedef {import('../../../../../contracts/openapi').components['schemas']} Schemas */
 /** @typedef {Schemas['Invoice']} Invoice */
@@ -24,6 +26,7 @@ import { showEntry } from './journal.js';
 /** @typedef {Schemas['InvoiceLineInput']} LineInput */
 /** @typedef {import('./combobox.js').ComboOption} ComboOption */
 /** @typedef {import('./common.js').FieldProblem} FieldProblem */
+/** @typedef {import('./common.js').WayBack} WayBack */
 
 /**
  * The company's VAT setting as the form needs it: `known` false when the caller may not read the accounting
@@ -56,20 +59,6 @@ const pathOf = (id, action) => `/api/v1/invoices/${company()}${id ? `/${id}` : '
  * @param {string} [id]
  */
 export const statusBadge = (status, id) => h('span', { class: `badge badge-${status.toLowerCase()}`, 'data-status': status, id }, STATUS_LABEL[status] ?? status);
-
-/**
- * An amount with its currency: "1 250 000.00 UZS", the digits grouped (money.js).
- * @param {string} amount
- * @param {string} currency
- */
-const money = (amount, currency) => h('span', { class: 'money' }, formatAmount(amount), h('span', { class: 'currency' }, ` ${currency}`));
-
-/**
- * Right-aligns the headers of a table's amount columns, as their cells are.
- * @param {HTMLTableElement} t
- * @param {number[]} columns
- */
-const alignAmounts = (t, columns) => columns.forEach((i) => t.tHead?.rows[0]?.cells[i]?.classList.add('num'));
 
 /**
  * "Sales invoice 2026-000001", "Sales invoice (draft)", "Purchase invoice INV-77".
@@ -115,12 +104,22 @@ export function invoiceProblem(err, doing) {
   }
 }
 
-/** @param {HTMLElement} body */
-export async function invoices(body) {
-  const kind = h('select', { name: 'kind' }, h('option', { value: '' }, 'All'), h('option', { value: 'SALES' }, 'Sales'), h('option', { value: 'PURCHASE' }, 'Purchases'));
+/**
+ * The section, or the list opened from another view (the aging: one counterparty's open invoices) with its filters
+ * set as `preset` says and a way `back` to that view.
+ * @param {HTMLElement} body
+ * @param {{ counterparty?: ComboOption, kind?: Kind, status?: Status, back?: WayBack }} [preset]
+ */
+export async function invoices(body, preset = {}) {
+  const kind = h('select', { name: 'kind' }, h('option', { value: '' }, 'All'), h('option', { value: 'SALES', selected: preset.kind === 'SALES' }, 'Sales'),
+    h('option', { value: 'PURCHASE', selected: preset.kind === 'PURCHASE' }, 'Purchases'));
   const status = h('select', { name: 'status' }, h('option', { value: '' }, 'Any'),
-    /** @type {Status[]} */ (['DRAFT', 'POSTED', 'PAID', 'CANCELLED']).map((s) => h('option', { value: s }, s === 'POSTED' ? 'Posted, not paid' : STATUS_LABEL[s])));
-  const counterparty = counterpartyPicker({ name: 'counterpartyId', label: 'Counterparty', onChange: () => fromStart() });
+    /** @type {Status[]} */ (['DRAFT', 'POSTED', 'PAID', 'CANCELLED']).map((s) => h('option', { value: s, selected: preset.status === s }, s === 'POSTED' ? 'Posted, not paid' : STATUS_LABEL[s])));
+  // The preset counterparty is chosen before the list is first read, which reads it once.
+  let ready = false;
+  const counterparty = counterpartyPicker({ name: 'counterpartyId', label: 'Counterparty', onChange: () => ready && fromStart() });
+  if (preset.counterparty) counterparty.choose(preset.counterparty);
+  ready = true;
   const dateFrom = h('input', { type: 'date', name: 'dateFrom' });
   const dateTo = h('input', { type: 'date', name: 'dateTo' });
   const q = h('input', { type: 'search', name: 'q', placeholder: 'Starts with', maxlength: 50, class: 'number-search' });
@@ -195,9 +194,13 @@ export async function invoices(body) {
   /** The list's part of the section, kept while a card or the form is drawn in its place. */
   /** @type {ChildNode[]} */
   let saved = [];
-  const back = () => {
-    body.replaceChildren(...saved);
-    void load();
+  /** @type {WayBack} */
+  const back = {
+    to: () => {
+      body.replaceChildren(...saved);
+      void load();
+    },
+    label: '← All invoices',
   };
   /** @param {string} id */
   const openCard = (id) => {
@@ -232,6 +235,7 @@ export async function invoices(body) {
     fromStart();
   });
 
+  if (preset.back) body.append(h('button', { type: 'button', class: 'link', onclick: preset.back.to }, preset.back.label));
   body.append(h('h1', {}, 'Invoices'));
   if (can('createInvoice')) body.append(h('button', { type: 'button', id: 'new-invoice', class: 'section-action', onclick: openEditor }, 'New invoice'));
   body.append(filters, out, h('nav', { class: 'pager', 'aria-label': 'Invoice pages' }, previous, pageStatus, next, h('label', {}, 'Per page ', size)));
@@ -242,7 +246,7 @@ export async function invoices(body) {
  * One invoice read from the API, drawn in `body` as its card.
  * @param {HTMLElement} body
  * @param {string} id
- * @param {() => void} back
+ * @param {WayBack} back
  */
 async function showInvoice(body, id, back) {
   const { data } = /** @type {import('../api.js').Reply<'getInvoice'>} */ (await api('GET', pathOf(id)));
@@ -250,40 +254,28 @@ async function showInvoice(body, id, back) {
 }
 
 /**
- * The number of a journal entry, for its link ("Entry 12"), or null when it cannot be read.
+ * The invoice's card drawn in `body` in place of another view (a payment's card, a report), whose way back is
+ * `back`; a failed read shows in its place.
+ * @param {HTMLElement} body
  * @param {string} id
+ * @param {WayBack} back
  */
-async function entryNumber(id) {
-  try {
-    const { data } = /** @type {import('../api.js').Reply<'getJournalEntry'>} */ (await api('GET', `/api/v1/ledger/${company()}/entries/${id}`));
-    return data.number;
-  } catch {
-    return null;
-  }
+export function openInvoice(body, id, back) {
+  clearAlert();
+  showInvoice(body, id, back).catch((err) => failed(body, err));
 }
 
 /**
  * The invoice's card: what it is, its lines and totals as the API computed them, and what can be done with it.
  * @param {HTMLElement} body
  * @param {Invoice} inv
- * @param {() => void} back
+ * @param {WayBack} back
  */
 async function card(body, inv, back) {
   const again = () => showInvoice(body, inv.id, back).catch((err) => failed(body, err));
-  const withEntries = can('getJournalEntry');
-  const [posted, reversal] = withEntries
-    ? await Promise.all([inv.entryId ? entryNumber(inv.entryId) : null, inv.cancellation ? entryNumber(inv.cancellation.entryId) : null])
-    : [null, null];
-  /**
-   * A way to the journal entry, which returns here.
-   * @param {string} entryId
-   * @param {number | null} number
-   * @param {string} id
-   */
-  const entryLink = (entryId, number, id) => withEntries
-    ? h('button', { type: 'button', class: 'link', id, onclick: () => showEntry(body, entryId, () => void again(), '← Back to the invoice').catch((err) => failed(body, err)) },
-      number === null ? 'Open the journal entry' : `Entry ${number}`)
-    : h('span', { class: 'muted' }, 'in the journal');
+  const entryLink = await entryLinks(body, [inv.entryId, inv.cancellation?.entryId].filter(/** @returns {x is string} */ (x) => Boolean(x)), () => void again(), '← Back to the invoice');
+  /** The way back to this card, read again, from a view drawn in its place. @type {WayBack} */
+  const backHere = { to: () => void again(), label: '← Back to the invoice' };
 
   /** @type {[string, (Node | string)[] | Node | string][]} */
   const facts = [
@@ -301,10 +293,10 @@ async function card(body, inv, back) {
   if (inv.rate && inv.rateDate) facts.push(['Rate', `1 ${inv.currency} = ${groupDigits(inv.rate)} UZS, CBU ${inv.rateDate}`]);
   if (inv.grossUzs && inv.currency !== FUNCTIONAL) facts.push(['Total in UZS', money(inv.grossUzs, FUNCTIONAL)]);
   if (inv.entryId) {
-    facts.push(['Posted', [inv.postedAt ? `${new Date(inv.postedAt).toLocaleString()} · ` : '', entryLink(inv.entryId, posted, 'invoice-entry')]]);
+    facts.push(['Posted', [inv.postedAt ? `${new Date(inv.postedAt).toLocaleString()} · ` : '', entryLink(inv.entryId, 'invoice-entry')]]);
   }
   if (inv.cancellation) {
-    facts.push(['Cancelled', [`${inv.cancellation.date}: ${inv.cancellation.reason} · reversed by `, entryLink(inv.cancellation.entryId, reversal, 'invoice-reversal')]]);
+    facts.push(['Cancelled', [`${inv.cancellation.date}: ${inv.cancellation.reason} · reversed by `, entryLink(inv.cancellation.entryId, 'invoice-reversal')]]);
   }
 
   const lines = table(['No.', 'Description', 'Account', 'Quantity', `Unit price (${inv.currency})`, `Net (${inv.currency})`, 'VAT rate', `VAT (${inv.currency})`, `Gross (${inv.currency})`],
@@ -368,7 +360,7 @@ async function card(body, inv, back) {
       const confirm = h('span', { class: 'confirm', hidden: true }, 'Delete this draft? ',
         h('button', { type: 'button', id: 'confirm-delete', class: 'danger', onclick: () => act('delete', async () => {
           await api('DELETE', pathOf(inv.id));
-          back();
+          back.to();
           showAlert(`Deleted the draft ${inv.kind === 'SALES' ? 'sales' : 'purchase'} invoice${inv.number ? ` ${inv.number}` : ''} of ${inv.counterpartyName}.`, 'info');
         }) }, 'Delete the draft'),
         h('button', { type: 'button', class: 'link', onclick: () => {
@@ -383,6 +375,21 @@ async function card(body, inv, back) {
       } }, 'Delete');
       actions.append(ask, confirm);
     }
+  }
+  // Money in for a sale, out for a purchase: recorded here against what is outstanding, and the counterparty's
+  // payments one click away (the API lists a payment's allocations, not an invoice's; each payment's card does).
+  if (inv.status === 'POSTED' && can('postPayment')) {
+    actions.append(h('button', { type: 'button', id: 'record-payment', onclick: () => {
+      clearAlert();
+      paymentForm(body, { invoice: inv, back: backHere, openInvoice }).catch((err) => failed(body, err));
+    } }, 'Record payment'));
+  }
+  if (inv.status !== 'DRAFT' && can('listPayments')) {
+    actions.append(h('button', { type: 'button', id: 'invoice-payments', class: 'link', onclick: () => {
+      clearAlert();
+      paymentList(body, { counterparty: { value: inv.counterpartyId, label: inv.counterpartyName }, direction: inv.kind === 'SALES' ? 'IN' : 'OUT', back: backHere, openInvoice })
+        .catch((err) => failed(body, err));
+    } }, `Payments ${inv.kind === 'SALES' ? 'from' : 'to'} ${inv.counterpartyName}`));
   }
   /** @type {HTMLFormElement | null} */
   let cancelForm = null;
@@ -428,7 +435,7 @@ async function card(body, inv, back) {
 
   const heading = h('h1', { tabindex: -1, id: 'invoice-title' }, titleOf(inv), ' ', statusBadge(inv.status, 'invoice-status'));
   body.replaceChildren(
-    h('button', { type: 'button', class: 'link', onclick: back }, '← All invoices'),
+    h('button', { type: 'button', class: 'link', onclick: back.to }, back.label),
     heading,
     h('dl', { class: 'invoice-facts' }, facts.map(([term, value]) => [h('dt', {}, term), h('dd', {}, value)]).flat()),
     h('div', { class: 'lines' }, lines),
@@ -502,10 +509,10 @@ const LINE_FIELDS = /** @type {LineField[]} */ (['description', 'catalogCode', '
  * replaces it (whose way back is `back`, to the list); `leave` is the way out without saving.
  * @param {HTMLElement} body
  * @param {Invoice | null} inv
- * @param {() => void} back
+ * @param {WayBack} back
  * @param {() => void} [leave]
  */
-async function editor(body, inv, back, leave = back) {
+async function editor(body, inv, back, leave = back.to) {
   const accountCodes = inv ? inv.lines.map((l) => l.account) : [];
   const [vat, accounts] = await Promise.all([vatSetting(), accountOptions([SALES_REVENUE, ...accountCodes])]);
   const revenue = /** @type {ComboOption} */ (accounts.get(SALES_REVENUE));

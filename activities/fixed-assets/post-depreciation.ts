@@ -1,0 +1,134 @@
+import { randomUUID } from 'node:crypto';
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import type { Sequelize } from 'sequelize';
+import { selectBatch, withTenant, type Statement } from '../../db/connection';
+import { recordAuditEvent } from '../../db/repositories/audit/events';
+import { journalEntryEventStatement } from '../../db/repositories/webhooks/events';
+import { postJournalEntryStatement, postedEntryOf, type PostedLine } from '../../db/repositories/ledger/journal';
+import { lockLedgerState } from '../../db/repositories/ledger/period-closes';
+import { assetsToDepreciate, recordDepreciation } from '../../db/repositories/fixed-assets/assets';
+import { addMonths, chargesDue, lastDayOf, monthOf } from '../../core/fixed-assets/depreciation';
+import { formatMinorUnits, toMinorUnits } from '../../core/ledger/money';
+import { requestHash, systemRequestId } from '../../core/ledger/journal';
+import { FailureType } from '../../contracts/failures';
+import type { DepreciationMonth, PostDepreciationActivities, PostDepreciationInput } from '../../contracts/fixed-assets';
+
+export interface PostDepreciationDeps {
+  db: Sequelize;
+}
+
+/** The last month a close through `closeDate` charges: its own month when it closes on the month's last day, else the month before. */
+export function lastMonthClosedBy(closeDate: string): string {
+  const month = monthOf(closeDate);
+  return lastDayOf(month) === closeDate ? month : addMonths(month, -1);
+}
+
+interface MonthCharges {
+  lines: PostedLine[];
+  total: bigint;
+  assets: number;
+}
+
+/** The activity of postDepreciationWorkflow (a child of closePeriodWorkflow). */
+export function createPostDepreciationActivities({ db }: PostDepreciationDeps): PostDepreciationActivities {
+  async function postDepreciationEntries(input: PostDepreciationInput): Promise<DepreciationMonth[]> {
+    const beat = setInterval(() => Context.current().heartbeat(), 2000);
+    try {
+      return await withTenant(db, input.tenantId, async (tx) => {
+        const scope = { tenantId: input.tenantId, legalEntityId: input.legalEntityId };
+        // Postings wait from here to commit; the close holds the cut-off at its date.
+        const state = await lockLedgerState(tx, scope);
+        if (state.lockedThrough !== input.closeDate || (state.lastClosedDate !== null && state.lastClosedDate >= input.closeDate)) {
+          throw ApplicationFailure.nonRetryable(`the close through ${input.closeDate} is not running (cut-off ${state.lockedThrough ?? 'none'})`, FailureType.PeriodClosed);
+        }
+        const through = lastMonthClosedBy(input.closeDate);
+        // Held in id order; listed on the entries by inventory number.
+        const assets = (await assetsToDepreciate(tx, scope, through)).sort((a, b) => (a.inventoryNumber < b.inventoryNumber ? -1 : a.inventoryNumber > b.inventoryNumber ? 1 : 0));
+        const byMonth = new Map<string, MonthCharges>();
+        const charged: Array<{ id: string; through: string; accumulated: string; full: boolean }> = [];
+        for (const asset of assets) {
+          const due = chargesDue({ cost: asset.cost, salvageValue: asset.salvageValue, usefulLifeMonths: asset.usefulLifeMonths, commissionedOn: asset.commissionedOn! }, asset.depreciatedThrough, through);
+          if (due.length === 0) continue;
+          for (const c of due) {
+            const amount = toMinorUnits(c.charge);
+            if (amount === 0n) continue;
+            const month = byMonth.get(c.month) ?? { lines: [], total: 0n, assets: 0 };
+            const memo = `${asset.inventoryNumber} ${asset.name}`.slice(0, 500);
+            const line = (accountCode: string, debit: string, credit: string): PostedLine => ({
+              lineNo: month.lines.length + 1,
+              accountCode,
+              subaccountId: null,
+              counterpartyId: null,
+              debit,
+              credit,
+              memo,
+              currency: null,
+              currencyAmount: null,
+              rate: null,
+              rateSource: null,
+              rateDate: null,
+            });
+            month.lines.push(line(asset.expenseAccount, c.charge, '0.00'));
+            month.lines.push(line(asset.depreciationAccount, '0.00', c.charge));
+            month.total += amount;
+            month.assets += 1;
+            byMonth.set(c.month, month);
+          }
+          const last = due.at(-1)!;
+          const depreciable = toMinorUnits(asset.cost) - toMinorUnits(asset.salvageValue);
+          charged.push({ id: asset.id, through: last.month, accumulated: last.accumulated, full: toMinorUnits(last.accumulated) === depreciable });
+        }
+
+        const months: DepreciationMonth[] = [];
+        const taskQueue = Context.current().info.taskQueue;
+        for (const [month, charges] of [...byMonth].sort(([a], [b]) => a.localeCompare(b))) {
+          const entryId = randomUUID();
+          const statements: Statement[] = [
+            postJournalEntryStatement(
+              scope,
+              {
+                id: entryId,
+                entryDate: lastDayOf(month),
+                description: `Depreciation of fixed assets for ${month} (NAS 5, straight line)`,
+                reference: null,
+                // One entry per company, month and close: a retry finds the assets charged and posts nothing.
+                requestId: systemRequestId(`depreciation:${input.legalEntityId}:${month}:${input.closeId}`),
+                requestHash: requestHash({ depreciation: month, closeId: input.closeId }),
+                reversalOf: null,
+                total: formatMinorUnits(charges.total),
+                postedByMembershipId: null,
+                correlationId: input.correlationId,
+                kind: 'DEPRECIATION',
+              },
+              charges.lines,
+            ),
+            // Started by the relay once committed (an activity has no workflow client).
+            journalEntryEventStatement(scope, { type: 'depreciation.posted', entryId }, { taskQueue, dispatch: 'relay' }),
+          ];
+          const [posted] = await selectBatch<Record<string, unknown>>(tx, statements);
+          const { number, postedAt, lockedThrough } = postedEntryOf(posted!);
+          if (!postedAt) throw ApplicationFailure.nonRetryable(`the ledger is closed through ${lockedThrough ?? input.closeDate}: ${month} cannot be charged`, FailureType.PeriodClosed);
+          months.push({ month, entryId, assets: charges.assets, total: formatMinorUnits(charges.total) });
+          await recordAuditEvent(tx, { tenantId: input.tenantId }, {
+            action: 'fixed-asset.depreciated',
+            actorMembershipId: null,
+            actorDisplayName: 'Period close',
+            systemActor: true,
+            correlationId: input.correlationId,
+            subjectType: 'PERIOD_CLOSE',
+            subjectId: input.closeId,
+            ipAddress: null,
+            details: `${month}: entry #${number}, ${charges.assets} assets, ${formatMinorUnits(charges.total)}`,
+          });
+        }
+        await recordDepreciation(tx, scope, charged);
+        return months;
+      });
+    } finally {
+      clearInterval(beat);
+    }
+  }
+
+  return { postDepreciationEntries };
+}

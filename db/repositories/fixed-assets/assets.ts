@@ -1,0 +1,202 @@
+import { selectRows, type Db, type Tx } from '../../connection';
+import type { CompanyScope } from '../organisation/companies';
+import type { FixedAssetDetails } from '../../../core/fixed-assets/assets';
+
+// Operations: listFixedAssets, createFixedAsset, getFixedAsset, updateFixedAsset, commissionFixedAsset,
+// getDepreciationSchedule. The create is INSERT … ON CONFLICT DO NOTHING on the inventory number; the update
+// is conditional on the version and on the asset being a DRAFT (the database freezes it after that too).
+
+export type AssetStatus = 'DRAFT' | 'IN_SERVICE' | 'FULLY_DEPRECIATED' | 'DISPOSED';
+
+export interface FixedAssetRow extends FixedAssetDetails {
+  id: string;
+  status: AssetStatus;
+  commissionedOn: string | null;
+  commissioningEntryId: string | null;
+  /** The last month charged, 'YYYY-MM', or null. */
+  depreciatedThrough: string | null;
+  accumulatedDepreciation: string;
+  disposedOn: string | null;
+  disposalEntryId: string | null;
+  version: number;
+  createdAt: Date;
+}
+
+interface RawRow {
+  id: string;
+  inventory_number: string;
+  name: string;
+  asset_account: string;
+  depreciation_account: string;
+  expense_account: string;
+  source_account: string;
+  cost: string;
+  salvage_value: string;
+  useful_life_months: number;
+  status: AssetStatus;
+  commissioned_on: string | null;
+  commissioning_entry_id: string | null;
+  depreciated_through: string | null;
+  accumulated_depreciation: string;
+  disposed_on: string | null;
+  disposal_entry_id: string | null;
+  version: string;
+  created_at: Date;
+}
+
+const COLUMNS = `id, inventory_number, name, asset_account, depreciation_account, expense_account, source_account, cost::text AS cost,
+  salvage_value::text AS salvage_value, useful_life_months, status, to_char(commissioned_on, 'YYYY-MM-DD') AS commissioned_on, commissioning_entry_id,
+  to_char(depreciated_through, 'YYYY-MM') AS depreciated_through, accumulated_depreciation::text AS accumulated_depreciation,
+  to_char(disposed_on, 'YYYY-MM-DD') AS disposed_on, disposal_entry_id, version, created_at`;
+
+/** The unique key that keeps an inventory number once per company. */
+const INVENTORY_NUMBER_KEY = 'fixed_assets_inventory_number_key';
+
+const rowOf = (r: RawRow): FixedAssetRow => ({
+  id: r.id,
+  inventoryNumber: r.inventory_number,
+  name: r.name,
+  assetAccount: r.asset_account,
+  depreciationAccount: r.depreciation_account,
+  expenseAccount: r.expense_account,
+  sourceAccount: r.source_account,
+  cost: r.cost,
+  salvageValue: r.salvage_value,
+  usefulLifeMonths: r.useful_life_months,
+  status: r.status,
+  commissionedOn: r.commissioned_on,
+  commissioningEntryId: r.commissioning_entry_id,
+  depreciatedThrough: r.depreciated_through,
+  accumulatedDepreciation: r.accumulated_depreciation,
+  disposedOn: r.disposed_on,
+  disposalEntryId: r.disposal_entry_id,
+  version: Number(r.version),
+  createdAt: r.created_at,
+});
+
+const inCompany = (scope: CompanyScope) => ({ tenantId: scope.tenantId, legalEntityId: scope.legalEntityId });
+
+const fieldsOf = (d: FixedAssetDetails) => ({
+  inventoryNumber: d.inventoryNumber,
+  name: d.name,
+  assetAccount: d.assetAccount,
+  depreciationAccount: d.depreciationAccount,
+  expenseAccount: d.expenseAccount,
+  sourceAccount: d.sourceAccount,
+  cost: d.cost,
+  salvageValue: d.salvageValue,
+  usefulLifeMonths: d.usefulLifeMonths,
+});
+
+/** A page of the company's assets by inventory number; `status` null lists every one. */
+export async function listFixedAssets(
+  tx: Db,
+  scope: CompanyScope,
+  query: { status: AssetStatus | null; limit: number; offset: number },
+): Promise<{ rows: FixedAssetRow[]; total: number }> {
+  const where = `tenant_id = :tenantId AND legal_entity_id = :legalEntityId${query.status ? ' AND status = :status' : ''}`;
+  const replacements = { ...inCompany(scope), status: query.status, limit: query.limit, offset: query.offset };
+  const [counted] = await selectRows<{ total: string }>(tx, `SELECT count(*) AS total FROM fixed_assets WHERE ${where}`, replacements);
+  const rows = await selectRows<RawRow>(tx, `SELECT ${COLUMNS} FROM fixed_assets WHERE ${where} ORDER BY inventory_number, id LIMIT :limit OFFSET :offset`, replacements);
+  return { rows: rows.map(rowOf), total: Number(counted!.total) };
+}
+
+/** The asset; `lock` holds it FOR UPDATE until the transaction ends. */
+export async function findFixedAsset(tx: Db, scope: CompanyScope, id: string, options: { lock?: boolean } = {}): Promise<FixedAssetRow | null> {
+  const [row] = await selectRows<RawRow>(
+    tx,
+    `SELECT ${COLUMNS} FROM fixed_assets WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId AND id = :id${options.lock ? ' FOR UPDATE' : ''}`,
+    { ...inCompany(scope), id },
+  );
+  return row ? rowOf(row) : null;
+}
+
+/** A new DRAFT at version 1; null when the company has an asset of that inventory number. */
+export async function insertFixedAsset(tx: Tx, scope: CompanyScope, id: string, details: FixedAssetDetails): Promise<FixedAssetRow | null> {
+  const [row] = await selectRows<RawRow>(
+    tx,
+    `INSERT INTO fixed_assets (tenant_id, id, legal_entity_id, inventory_number, name, asset_account, depreciation_account, expense_account, source_account,
+                               cost, salvage_value, useful_life_months, version)
+     VALUES (:tenantId, :id, :legalEntityId, :inventoryNumber, :name, :assetAccount, :depreciationAccount, :expenseAccount, :sourceAccount,
+             :cost, :salvageValue, :usefulLifeMonths, 1)
+     ON CONFLICT ON CONSTRAINT ${INVENTORY_NUMBER_KEY} DO NOTHING
+     RETURNING ${COLUMNS}`,
+    { ...inCompany(scope), id, ...fieldsOf(details) },
+  );
+  return row ? rowOf(row) : null;
+}
+
+/** Whether another asset of the company has the inventory number. */
+export async function inventoryNumberUsed(tx: Db, scope: CompanyScope, inventoryNumber: string, exceptId: string): Promise<boolean> {
+  const rows = await selectRows<{ id: string }>(
+    tx,
+    'SELECT id FROM fixed_assets WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId AND inventory_number = :inventoryNumber AND id <> :exceptId',
+    { ...inCompany(scope), inventoryNumber, exceptId },
+  );
+  return rows.length > 0;
+}
+
+/** Replaces a DRAFT at `expectedVersion`; null when the version or the status is not that any more. */
+export async function replaceFixedAsset(tx: Tx, scope: CompanyScope, id: string, details: FixedAssetDetails, expectedVersion: number): Promise<FixedAssetRow | null> {
+  const [row] = await selectRows<RawRow>(
+    tx,
+    `UPDATE fixed_assets SET inventory_number = :inventoryNumber, name = :name, asset_account = :assetAccount, depreciation_account = :depreciationAccount,
+            expense_account = :expenseAccount, source_account = :sourceAccount, cost = :cost, salvage_value = :salvageValue,
+            useful_life_months = :usefulLifeMonths, version = version + 1, updated_at = now()
+      WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId AND id = :id AND version = :expectedVersion AND status = 'DRAFT'
+      RETURNING ${COLUMNS}`,
+    { ...inCompany(scope), id, expectedVersion, ...fieldsOf(details) },
+  );
+  return row ? rowOf(row) : null;
+}
+
+/** A DRAFT put in service on `date` by its commissioning entry. */
+export async function markCommissioned(tx: Tx, scope: CompanyScope, id: string, commissioning: { date: string; entryId: string }): Promise<FixedAssetRow> {
+  const [row] = await selectRows<RawRow>(
+    tx,
+    `UPDATE fixed_assets SET status = 'IN_SERVICE', commissioned_on = CAST(:date AS date), commissioning_entry_id = :entryId, version = version + 1, updated_at = now()
+      WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId AND id = :id AND status = 'DRAFT'
+      RETURNING ${COLUMNS}`,
+    { ...inCompany(scope), id, ...commissioning },
+  );
+  return rowOf(row!);
+}
+
+/**
+ * The assets a close through `throughMonth` ('YYYY-MM') may charge, held FOR UPDATE in id order: in service,
+ * commissioned before that month, not charged through it yet.
+ */
+export async function assetsToDepreciate(tx: Tx, scope: CompanyScope, throughMonth: string): Promise<FixedAssetRow[]> {
+  const rows = await selectRows<RawRow>(
+    tx,
+    `SELECT ${COLUMNS} FROM fixed_assets
+      WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId AND status = 'IN_SERVICE'
+        AND commissioned_on < CAST(:first AS date) AND (depreciated_through IS NULL OR depreciated_through < CAST(:first AS date))
+      ORDER BY id FOR UPDATE`,
+    { ...inCompany(scope), first: `${throughMonth}-01` },
+  );
+  return rows.map(rowOf);
+}
+
+/** What a close charged each asset: the last month charged, the new accumulated depreciation, whether it is fully depreciated. */
+export async function recordDepreciation(
+  tx: Tx,
+  scope: CompanyScope,
+  charged: Array<{ id: string; through: string; accumulated: string; full: boolean }>,
+): Promise<void> {
+  if (charged.length === 0) return;
+  await selectRows(
+    tx,
+    `UPDATE fixed_assets a SET depreciated_through = c.through, accumulated_depreciation = c.accumulated,
+            status = CASE WHEN c.done THEN 'FULLY_DEPRECIATED' ELSE a.status END, version = a.version + 1, updated_at = now()
+       FROM unnest(CAST(:ids AS uuid[]), CAST(:throughs AS date[]), CAST(:accumulated AS numeric[]), CAST(:done AS boolean[])) AS c(id, through, accumulated, done)
+      WHERE a.tenant_id = :tenantId AND a.legal_entity_id = :legalEntityId AND a.id = c.id`,
+    {
+      ...inCompany(scope),
+      ids: `{${charged.map((c) => c.id).join(',')}}`,
+      throughs: `{${charged.map((c) => `${c.through}-01`).join(',')}}`,
+      accumulated: `{${charged.map((c) => c.accumulated).join(',')}}`,
+      done: `{${charged.map((c) => String(c.full)).join(',')}}`,
+    },
+  );
+}
