@@ -65,10 +65,11 @@ export function createPasswordReset(deps: PasswordResetDeps) {
     const factor = factorOf(input, 'login-factors-invalid');
     assertNewPassword(input.newPassword, input.confirmPassword, NEW_PASSWORD_MIN_CHARACTERS, 'newPassword');
     const magicLink = await findMagicLinkByToken(db, { tokenHash: sha256(input.token), purpose: 'PASSWORD_RESET' });
+    // The token itself proves the mail arrived; the mailed mark is written just after the send, so asking
+    // for it here would refuse a link followed at once.
     const usable =
       magicLink &&
       magicLink.email === email &&
-      magicLink.mailedAt &&
       !magicLink.consumedAt &&
       !magicLink.supersededAt &&
       magicLink.expiresAt.getTime() > Date.now();
