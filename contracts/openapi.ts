@@ -1862,6 +1862,69 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/fixed-assets/{legalEntityId}/{assetId}/disposal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+                /** @description A fixed asset of the company */
+                assetId: components["parameters"]["AssetId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Take an asset in service off the books (sold, scrapped, given away), posting one entry
+         * @description Posts one entry (source FIXED_ASSET) dated `date`, through the ledger's own rules (409 `period-closed`
+         *     for a date in a closed period), with the asset DISPOSED in the same commit: first the disposal month's
+         *     charge, and that of any month before it no close has charged (Dr `expenseAccount` / Cr
+         *     `depreciationAccount`; the month's DEPRECIATION entry then leaves the asset out), then Dr
+         *     `depreciationAccount` for the depreciation accumulated, Dr `disposalAccount` (9210, disposal of fixed
+         *     assets, unless said) for the net book value, Cr `assetAccount` for the cost. An asset disposed of in its
+         *     commissioning month was never charged and leaves at cost. Proceeds, if any, are a SALES invoice whose
+         *     line credits the same disposal account, so that its balance is the gain or the loss.
+         *     409 `document-state` when the asset is a DRAFT or disposed of already, or a close has charged months
+         *     after `date`; `stale-version` when expectedVersion is not the stored version.
+         */
+        post: operations["disposeFixedAsset"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/ledger/{legalEntityId}/reports/fixed-assets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The fixed-asset register at a date, tied to the ledger and to the balance sheet
+         * @description The assets on the books at the end of `asOf` (commissioned by it, not disposed of by it), by inventory
+         *     number, each with its cost, the depreciation charged by entries dated by `asOf`, and its net book value.
+         *     `totals` add up every asset (not only the page's). `ledger` holds the balances at `asOf` of the
+         *     fixed-asset accounts 0100–0199 (debit) and of the depreciation accounts 0200–0299 (credit), `balanceSheet`
+         *     the amounts of Form 1's rows 010, 011 and 012 at `asOf`; `ties` is true when the register's totals equal
+         *     both. A difference means an entry reached those accounts outside the register (a manual journal entry)
+         *     or, for row 010, a leased asset (0300–0399).
+         */
+        get: operations["getFixedAssetRegister"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/bank-matching-rules/{legalEntityId}": {
         parameters: {
             query?: never;
@@ -4532,6 +4595,8 @@ export interface components {
             disposedOn: string | null;
             /** Format: uuid */
             disposalEntryId: string | null;
+            /** @description The account that took the net book value at disposal */
+            disposalAccount: string | null;
             /** Format: int64 */
             version: number;
             /** Format: date-time */
@@ -4602,6 +4667,67 @@ export interface components {
             date: string;
             /** Format: int64 */
             expectedVersion: number;
+        };
+        FixedAssetDisposal: {
+            /**
+             * Format: date
+             * @description The day the asset leaves the books; on or after its commissioning
+             */
+            date: string;
+            /** @description The account that takes the net book value (9210, disposal of fixed assets, when left out); a detail account of the chart */
+            disposalAccount?: string;
+            /** Format: int64 */
+            expectedVersion: number;
+        };
+        FixedAssetRegisterAmounts: {
+            /** @example 12000000.00 */
+            cost: string;
+            /** @example 400000.00 */
+            accumulatedDepreciation: string;
+            /** @example 11600000.00 */
+            netBookValue: string;
+        };
+        FixedAssetRegister: {
+            /** Format: date */
+            asOf: string;
+            items: {
+                /** Format: uuid */
+                assetId: string;
+                inventoryNumber: string;
+                name: string;
+                assetAccount: string;
+                depreciationAccount: string;
+                /** Format: date */
+                commissionedOn: string;
+                /** @example 12000000.00 */
+                cost: string;
+                /** @example 400000.00 */
+                accumulatedDepreciation: string;
+                /** @example 11600000.00 */
+                netBookValue: string;
+            }[];
+            totals: components["schemas"]["FixedAssetRegisterAmounts"];
+            /** @description The balances at asOf: cost of 0100–0199 (debit), accumulatedDepreciation of 0200–0299 (credit) */
+            ledger: components["schemas"]["FixedAssetRegisterAmounts"];
+            /** @description Form 1's rows at asOf */
+            balanceSheet: {
+                /** @example 12000000.00 */
+                "010": string;
+                /** @example 400000.00 */
+                "011": string;
+                /** @example 11600000.00 */
+                "012": string;
+            };
+            /** @description The totals equal the ledger balances and the balance-sheet rows */
+            ties: boolean;
+            /** Format: int32 */
+            page: number;
+            /** Format: int32 */
+            size: number;
+            /** Format: int64 */
+            totalElements: number;
+            /** Format: int64 */
+            totalPages: number;
         };
         DepreciationSchedule: {
             /** Format: uuid */
@@ -8768,6 +8894,86 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DepreciationSchedule"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    disposeFixedAsset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+                /** @description A fixed asset of the company */
+                assetId: components["parameters"]["AssetId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FixedAssetDisposal"];
+            };
+        };
+        responses: {
+            /** @description Disposed of */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FixedAsset"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description `document-state`, `stale-version`, `period-closed` or `company-archived` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getFixedAssetRegister: {
+        parameters: {
+            query: {
+                asOf: string;
+                /** @description Zero-based page number */
+                page?: components["parameters"]["Page"];
+                /** @description Page size */
+                size?: components["parameters"]["Size"];
+            };
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Fixed-asset register */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FixedAssetRegister"];
                 };
             };
             400: components["responses"]["BadRequest"];

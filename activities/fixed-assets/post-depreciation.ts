@@ -7,7 +7,7 @@ import { recordAuditEvent } from '../../db/repositories/audit/events';
 import { journalEntryEventStatement } from '../../db/repositories/webhooks/events';
 import { postJournalEntryStatement, postedEntryOf, type PostedLine } from '../../db/repositories/ledger/journal';
 import { lockLedgerState } from '../../db/repositories/ledger/period-closes';
-import { assetsToDepreciate, recordDepreciation } from '../../db/repositories/fixed-assets/assets';
+import { assetsToDepreciate, chargesStatement, recordDepreciation, type AssetCharge } from '../../db/repositories/fixed-assets/assets';
 import { addMonths, chargesDue, lastDayOf, monthOf } from '../../core/fixed-assets/depreciation';
 import { formatMinorUnits, toMinorUnits } from '../../core/ledger/money';
 import { requestHash, systemRequestId } from '../../core/ledger/journal';
@@ -25,9 +25,39 @@ export function lastMonthClosedBy(closeDate: string): string {
 }
 
 interface MonthCharges {
-  lines: PostedLine[];
+  /** Per expense account, what the month charges to it. */
+  expenses: Map<string, bigint>;
+  /** A credit of its depreciation account per asset. */
+  credits: PostedLine[];
   total: bigint;
-  assets: number;
+  charges: AssetCharge[];
+}
+
+const lineOf = (lineNo: number, accountCode: string, debit: string, credit: string, memo: string): PostedLine => ({
+  lineNo,
+  accountCode,
+  subaccountId: null,
+  counterpartyId: null,
+  debit,
+  credit,
+  memo,
+  currency: null,
+  currencyAmount: null,
+  rate: null,
+  rateSource: null,
+  rateDate: null,
+});
+
+/**
+ * A month's lines: one debit per expense account (the sum of its assets' charges), then a credit of its
+ * depreciation account per asset, named by its inventory number: the entry stays readable and half as long.
+ */
+function monthLines(month: MonthCharges): PostedLine[] {
+  const debits = [...month.expenses].sort(([a], [b]) => a.localeCompare(b));
+  return [
+    ...debits.map(([account, amount], i) => lineOf(i + 1, account, formatMinorUnits(amount), '0.00', 'Depreciation charge')),
+    ...month.credits.map((line, i) => ({ ...line, lineNo: debits.length + i + 1 })),
+  ];
 }
 
 /** The activity of postDepreciationWorkflow (a child of closePeriodWorkflow). */
@@ -53,26 +83,11 @@ export function createPostDepreciationActivities({ db }: PostDepreciationDeps): 
           for (const c of due) {
             const amount = toMinorUnits(c.charge);
             if (amount === 0n) continue;
-            const month = byMonth.get(c.month) ?? { lines: [], total: 0n, assets: 0 };
-            const memo = `${asset.inventoryNumber} ${asset.name}`.slice(0, 500);
-            const line = (accountCode: string, debit: string, credit: string): PostedLine => ({
-              lineNo: month.lines.length + 1,
-              accountCode,
-              subaccountId: null,
-              counterpartyId: null,
-              debit,
-              credit,
-              memo,
-              currency: null,
-              currencyAmount: null,
-              rate: null,
-              rateSource: null,
-              rateDate: null,
-            });
-            month.lines.push(line(asset.expenseAccount, c.charge, '0.00'));
-            month.lines.push(line(asset.depreciationAccount, '0.00', c.charge));
+            const month = byMonth.get(c.month) ?? { expenses: new Map<string, bigint>(), credits: [], total: 0n, charges: [] };
+            month.expenses.set(asset.expenseAccount, (month.expenses.get(asset.expenseAccount) ?? 0n) + amount);
+            month.credits.push(lineOf(0, asset.depreciationAccount, '0.00', c.charge, `${asset.inventoryNumber} ${asset.name}`.slice(0, 500)));
             month.total += amount;
-            month.assets += 1;
+            month.charges.push({ assetId: asset.id, month: c.month, amount: c.charge });
             byMonth.set(c.month, month);
           }
           const last = due.at(-1)!;
@@ -84,12 +99,13 @@ export function createPostDepreciationActivities({ db }: PostDepreciationDeps): 
         const taskQueue = Context.current().info.taskQueue;
         for (const [month, charges] of [...byMonth].sort(([a], [b]) => a.localeCompare(b))) {
           const entryId = randomUUID();
+          const entryDate = lastDayOf(month);
           const statements: Statement[] = [
             postJournalEntryStatement(
               scope,
               {
                 id: entryId,
-                entryDate: lastDayOf(month),
+                entryDate,
                 description: `Depreciation of fixed assets for ${month} (NAS 5, straight line)`,
                 reference: null,
                 // One entry per company, month and close: a retry finds the assets charged and posts nothing.
@@ -101,15 +117,17 @@ export function createPostDepreciationActivities({ db }: PostDepreciationDeps): 
                 correlationId: input.correlationId,
                 kind: 'DEPRECIATION',
               },
-              charges.lines,
+              monthLines(charges),
             ),
             // Started by the relay once committed (an activity has no workflow client).
             journalEntryEventStatement(scope, { type: 'depreciation.posted', entryId }, { taskQueue, dispatch: 'relay' }),
+            // The subledger: each asset's charge of the month, by this entry.
+            chargesStatement(scope, { id: entryId, date: entryDate }, charges.charges),
           ];
           const [posted] = await selectBatch<Record<string, unknown>>(tx, statements);
           const { number, postedAt, lockedThrough } = postedEntryOf(posted!);
           if (!postedAt) throw ApplicationFailure.nonRetryable(`the ledger is closed through ${lockedThrough ?? input.closeDate}: ${month} cannot be charged`, FailureType.PeriodClosed);
-          months.push({ month, entryId, assets: charges.assets, total: formatMinorUnits(charges.total) });
+          months.push({ month, entryId, assets: charges.charges.length, total: formatMinorUnits(charges.total) });
           await recordAuditEvent(tx, { tenantId: input.tenantId }, {
             action: 'fixed-asset.depreciated',
             actorMembershipId: null,
@@ -119,7 +137,7 @@ export function createPostDepreciationActivities({ db }: PostDepreciationDeps): 
             subjectType: 'PERIOD_CLOSE',
             subjectId: input.closeId,
             ipAddress: null,
-            details: `${month}: entry #${number}, ${charges.assets} assets, ${formatMinorUnits(charges.total)}`,
+            details: `${month}: entry #${number}, ${charges.charges.length} assets, ${formatMinorUnits(charges.total)}`,
           });
         }
         await recordDepreciation(tx, scope, charged);

@@ -6,13 +6,16 @@ import {
   insertFixedAsset,
   inventoryNumberUsed,
   listFixedAssets as listFixedAssetRows,
+  chargesStatement,
   markCommissioned,
+  markDisposed,
+  registerAt,
   replaceFixedAsset,
   type AssetStatus,
   type FixedAssetRow,
 } from '../../db/repositories/fixed-assets/assets';
-import { assetAccountProblem, fixedAssetDetailsOf, inventoryNumberTaken, type FixedAssetDetails } from '../../core/fixed-assets/assets';
-import { depreciationSchedule, lastDayOf, monthlyChargeMinor } from '../../core/fixed-assets/depreciation';
+import { assetAccountProblem, DEFAULT_DISPOSAL_ACCOUNT, fixedAssetDetailsOf, inventoryNumberTaken, type FixedAssetDetails } from '../../core/fixed-assets/assets';
+import { addMonths, depreciationSchedule, disposalFigures, lastDayOf, monthlyChargeMinor, monthOf } from '../../core/fixed-assets/depreciation';
 import { prepareEntry, systemRequestId } from '../../core/ledger/journal';
 import { formatMinorUnits, toMinorUnits } from '../../core/ledger/money';
 import { AppError } from '../../core/shared/problems';
@@ -24,6 +27,8 @@ import { readPostingContext, writeEntry } from '../../services/ledger/posting';
 import type { CompanyScope, CompanyScopes } from '../organisation/company-scope';
 import type { WebhookEvents } from '../webhooks/events';
 import { commitDocumentChange } from '../ledger/posting';
+import { balanceSheetAt } from '../ledger/statements';
+import { selectBatch } from '../../db/connection';
 
 type FixedAsset = Schemas['FixedAsset'];
 
@@ -51,6 +56,7 @@ function toAsset(row: FixedAssetRow): FixedAsset {
     netBookValue: formatMinorUnits(toMinorUnits(row.cost) - toMinorUnits(row.accumulatedDepreciation)),
     disposedOn: row.disposedOn,
     disposalEntryId: row.disposalEntryId,
+    disposalAccount: row.disposalAccount,
     version: row.version,
     createdAt: row.createdAt.toISOString(),
   };
@@ -161,6 +167,113 @@ export function createFixedAssets(deps: { companies: CompanyScopes; webhookEvent
     );
   }
 
+  async function disposeFixedAsset(principal: Principal, legalEntityId: string, id: string, input: Schemas['FixedAssetDisposal'], ctx: RequestContext): Promise<FixedAsset> {
+    return commitDocumentChange(
+      deps,
+      principal,
+      legalEntityId,
+      async (tx, scope) => {
+        const asset = await requireAsset(tx, scope, id, { lock: true });
+        if (asset.status === 'DRAFT') throw new AppError('document-state', 'The asset is not in service: a DRAFT is changed, not disposed of', { documentStatus: asset.status });
+        if (asset.status === 'DISPOSED') throw new AppError('document-state', `The asset was disposed of on ${asset.disposedOn}`, { documentStatus: asset.status });
+        if (asset.version !== input.expectedVersion) throw new AppError('stale-version', `The asset changed since version ${input.expectedVersion}; reload it and retry`);
+        if (input.date < asset.commissionedOn!) {
+          const message = `is before the commissioning on ${asset.commissionedOn}`;
+          throw new AppError('validation', `date ${message}`, { errors: [{ path: '/body/date', message }] });
+        }
+        if (asset.depreciatedThrough !== null && asset.depreciatedThrough > monthOf(input.date)) {
+          throw new AppError('document-state', `A close charged the asset through ${asset.depreciatedThrough}: date the disposal in ${addMonths(asset.depreciatedThrough, 1)} or later`, {
+            documentStatus: asset.status,
+          });
+        }
+        const disposalAccount = input.disposalAccount ?? DEFAULT_DISPOSAL_ACCOUNT;
+        const problem = assetAccountProblem('disposalAccount', disposalAccount, await glAccountState(tx, scope, disposalAccount));
+        if (problem) throw problem;
+
+        const figures = disposalFigures(
+          { cost: asset.cost, salvageValue: asset.salvageValue, usefulLifeMonths: asset.usefulLifeMonths, commissionedOn: asset.commissionedOn! },
+          asset.depreciatedThrough,
+          input.date,
+        );
+        const charges = figures.charges.filter((c) => toMinorUnits(c.charge) > 0n);
+        const charged = formatMinorUnits(charges.reduce((sum, c) => sum + toMinorUnits(c.charge), 0n));
+        const lines = [
+          // The months no close charged, the disposal month included, then the asset off the books.
+          ...(charges.length > 0
+            ? [
+                { accountCode: asset.expenseAccount, debit: charged, credit: '0.00', memo: `Depreciation ${charges[0]!.month}–${charges.at(-1)!.month}` },
+                { accountCode: asset.depreciationAccount, debit: '0.00', credit: charged, memo: `Depreciation ${charges[0]!.month}–${charges.at(-1)!.month}` },
+              ]
+            : []),
+          ...(toMinorUnits(figures.accumulated) > 0n ? [{ accountCode: asset.depreciationAccount, debit: figures.accumulated, credit: '0.00', memo: 'Accumulated depreciation' }] : []),
+          ...(toMinorUnits(figures.netBookValue) > 0n ? [{ accountCode: disposalAccount, debit: figures.netBookValue, credit: '0.00', memo: 'Net book value' }] : []),
+          { accountCode: asset.assetAccount, debit: '0.00', credit: asset.cost, memo: 'Cost' },
+        ];
+        const prepared = prepareEntry({
+          entryDate: input.date,
+          description: `Disposal of ${asset.inventoryNumber} ${asset.name}`.slice(0, 500),
+          reference: asset.inventoryNumber,
+          lines,
+        });
+        const requestId = systemRequestId(`fixed-asset-disposal:${scope.tenantId}:${id}`);
+        const entryId = randomUUID();
+        const written = await writeEntry(tx, principal, scope, ctx, await readPostingContext(tx, scope, requestId, prepared), {
+          id: entryId,
+          requestId,
+          prepared,
+          source: { type: 'FIXED_ASSET', id },
+          audit: {
+            action: 'fixed-asset.disposed',
+            subjectType: SUBJECT,
+            subjectId: id,
+            details: `${asset.inventoryNumber} on ${input.date}: entry ${entryId}, cost ${asset.cost}, depreciation ${figures.accumulated}, net book value ${figures.netBookValue} to ${disposalAccount}`,
+          },
+          event: null,
+        });
+        if (written.replayed) throw new AppError('conflict', 'This asset was disposed of by another request');
+        if (charges.length > 0) await selectBatch(tx, [chargesStatement(scope, { id: entryId, date: input.date }, charges.map((c) => ({ assetId: id, month: c.month, amount: c.charge })))]);
+        const row = await markDisposed(tx, scope, id, { date: input.date, entryId, disposalAccount, through: charges.at(-1)?.month ?? null, accumulated: figures.accumulated });
+        return { result: toAsset(row), starts: [] };
+      },
+      async (tx, scope) => {
+        await requireAsset(tx, scope, id);
+      },
+    );
+  }
+
+  async function getFixedAssetRegister(principal: Principal, legalEntityId: string, query: PageQuery & { asOf: string }): Promise<Schemas['FixedAssetRegister']> {
+    return companies.read(principal, legalEntityId, async (tx, scope) => {
+      const register = await registerAt(tx, scope, { asOf: query.asOf, limit: query.size, offset: query.page * query.size });
+      const sheet = await balanceSheetAt(tx, scope, query.asOf);
+      // The fixed-asset accounts' debit balance and the depreciation accounts' credit balance at asOf.
+      const balanceOf = (from: string, to: string, side: 1n | -1n) =>
+        sheet.balances.filter((b) => b.accountCode >= from && b.accountCode <= to).reduce((sum, b) => sum + side * (b.debit - b.credit), 0n);
+      const ledgerCost = balanceOf('0100', '0199', 1n);
+      const ledgerDepreciation = balanceOf('0200', '0299', -1n);
+      const cost = toMinorUnits(register.cost);
+      const accumulated = toMinorUnits(register.accumulated);
+      const row = (code: string) => sheet.rows.get(code) ?? 0n;
+      const ties =
+        cost === ledgerCost && accumulated === ledgerDepreciation && cost === row('010') && accumulated === row('011') && cost - accumulated === row('012');
+      const amounts = (c: bigint, a: bigint) => ({ cost: formatMinorUnits(c), accumulatedDepreciation: formatMinorUnits(a), netBookValue: formatMinorUnits(c - a) });
+      return {
+        asOf: query.asOf,
+        ...pageOf(
+          register.rows.map((r) => ({
+            ...r,
+            netBookValue: formatMinorUnits(toMinorUnits(r.cost) - toMinorUnits(r.accumulatedDepreciation)),
+          })),
+          query,
+          register.total,
+        ),
+        totals: amounts(cost, accumulated),
+        ledger: amounts(ledgerCost, ledgerDepreciation),
+        balanceSheet: { '010': formatMinorUnits(row('010')), '011': formatMinorUnits(row('011')), '012': formatMinorUnits(row('012')) },
+        ties,
+      };
+    });
+  }
+
   async function getDepreciationSchedule(principal: Principal, legalEntityId: string, id: string, query: { commissionedOn?: string }): Promise<Schemas['DepreciationSchedule']> {
     const asset = await companies.read(principal, legalEntityId, (tx, scope) => requireAsset(tx, scope, id));
     const commissionedOn = asset.commissionedOn ?? query.commissionedOn ?? new Date().toISOString().slice(0, 10);
@@ -174,5 +287,5 @@ export function createFixedAssets(deps: { companies: CompanyScopes; webhookEvent
     };
   }
 
-  return { listFixedAssets, getFixedAsset, createFixedAsset, updateFixedAsset, commissionFixedAsset, getDepreciationSchedule };
+  return { listFixedAssets, getFixedAsset, createFixedAsset, updateFixedAsset, commissionFixedAsset, disposeFixedAsset, getDepreciationSchedule, getFixedAssetRegister };
 }

@@ -4,7 +4,15 @@ import type { CompanyScopes } from '../organisation/company-scope';
 import type { WebhookEvents } from '../webhooks/events';
 import { createFixedAssets } from './assets';
 
-export type FixedAssetOperation = 'listFixedAssets' | 'createFixedAsset' | 'getFixedAsset' | 'updateFixedAsset' | 'commissionFixedAsset' | 'getDepreciationSchedule';
+export type FixedAssetOperation =
+  | 'listFixedAssets'
+  | 'createFixedAsset'
+  | 'getFixedAsset'
+  | 'updateFixedAsset'
+  | 'commissionFixedAsset'
+  | 'disposeFixedAsset'
+  | 'getDepreciationSchedule'
+  | 'getFixedAssetRegister';
 
 /** The register of fixed assets. */
 export function fixedAssetHandlers(deps: { companies: CompanyScopes; webhookEvents: WebhookEvents }): HandlersOf<FixedAssetOperation> {
@@ -33,6 +41,16 @@ export function fixedAssetHandlers(deps: { companies: CompanyScopes; webhookEven
     commissionFixedAsset: memberOperation(async ({ principal, params, body, ctx }) => ({
       status: 200,
       body: await assets.commissionFixedAsset(principal, params.legalEntityId, params.assetId, body, ctx),
+    })),
+
+    disposeFixedAsset: memberOperation(async ({ principal, params, body, ctx }) => ({
+      status: 200,
+      body: await assets.disposeFixedAsset(principal, params.legalEntityId, params.assetId, body, ctx),
+    })),
+
+    getFixedAssetRegister: memberOperation(async ({ principal, params, query }) => ({
+      status: 200,
+      body: await assets.getFixedAssetRegister(principal, params.legalEntityId, { asOf: query.asOf, ...pageQuery(query) }),
     })),
 
     getDepreciationSchedule: memberOperation(async ({ principal, params, query }) => ({

@@ -105,6 +105,15 @@ function checkPriorColumn(priorDay: string, path: string): void {
   }
 }
 
+/**
+ * Form 1 at a date: each row's amount (null for a row without one), and the per-account cumulative totals it
+ * was evaluated on, for a report that ties its own figures to the balance sheet.
+ */
+export async function balanceSheetAt(tx: Tx, scope: LedgerScope, asOf: string): Promise<{ rows: Map<string, bigint | null>; balances: AccountAmount[] }> {
+  const balances = await balancesAt(tx, scope, asOf);
+  return { rows: evaluateStatement(templateOn('FORM_1', asOf), balances), balances };
+}
+
 /** Form 1 (balance sheet) and Form 2 (financial results) from the templates in effect, with a prior column. */
 export function createStatements(companies: CompanyScopes) {
   async function getBalanceSheet(principal: Principal, legalEntityId: string, asOf: string): Promise<FinancialStatement> {

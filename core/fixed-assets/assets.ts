@@ -20,6 +20,8 @@ export const DEPRECIATION_ACCOUNT_OF: Readonly<Record<string, string>> = {
 };
 
 export const DEFAULT_EXPENSE_ACCOUNT = '9420';
+/** Disposal of fixed assets: what takes a disposed asset's net book value unless the disposal says otherwise. */
+export const DEFAULT_DISPOSAL_ACCOUNT = '9210';
 /** Capital investments in fixed assets: what a commissioning credits unless the asset says otherwise. */
 export const DEFAULT_SOURCE_ACCOUNT = '0820';
 
@@ -82,7 +84,7 @@ export function fixedAssetDetailsOf(input: FixedAssetInput): FixedAssetDetails {
 }
 
 /** The 400 for an account of the asset the chart does not allow, naming its field, or null when it does. */
-export function assetAccountProblem(field: keyof FixedAssetDetails, code: string, state: GlAccountState): AppError | null {
+export function assetAccountProblem(field: keyof FixedAssetDetails | 'disposalAccount', code: string, state: GlAccountState): AppError | null {
   const path = `/body/${field}`;
   if (state.kind === 'absent') {
     const message = `no account ${code} in this company's chart`;

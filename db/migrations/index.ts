@@ -36,6 +36,7 @@ import * as bankStatementProfiles from './2026.11.28T14.00.00.bank-statement-pro
 import * as bankRulesAutoConfirm from './2026.11.28T16.00.00.bank-rules-auto-confirm';
 import * as fixedAssets from './2026.11.28T17.00.00.fixed-assets';
 import * as depreciation from './2026.11.28T17.30.00.depreciation';
+import * as fixedAssetCharges from './2026.11.28T18.00.00.fixed-asset-charges';
 import * as magicLinks from './2026.11.25T06.00.00.magic-links';
 import * as webhooks from './2026.11.25T07.00.00.webhooks';
 import * as webhookDelivery from './2026.11.25T07.30.00.webhook-delivery';
@@ -95,4 +96,5 @@ export const MIGRATIONS: Array<{ name: string; module: MigrationModule }> = [
   { name: '2026.11.28T16.00.00.bank-rules-auto-confirm', module: bankRulesAutoConfirm },
   { name: '2026.11.28T17.00.00.fixed-assets', module: fixedAssets },
   { name: '2026.11.28T17.30.00.depreciation', module: depreciation },
+  { name: '2026.11.28T18.00.00.fixed-asset-charges', module: fixedAssetCharges },
 ];

@@ -1,9 +1,9 @@
-import { selectRows, type Db, type Tx } from '../../connection';
+import { selectRows, type Db, type Statement, type Tx } from '../../connection';
 import type { CompanyScope } from '../organisation/companies';
 import type { FixedAssetDetails } from '../../../core/fixed-assets/assets';
 
 // Operations: listFixedAssets, createFixedAsset, getFixedAsset, updateFixedAsset, commissionFixedAsset,
-// getDepreciationSchedule. The create is INSERT … ON CONFLICT DO NOTHING on the inventory number; the update
+// disposeFixedAsset, getDepreciationSchedule, getFixedAssetRegister. The create is INSERT … ON CONFLICT DO NOTHING on the inventory number; the update
 // is conditional on the version and on the asset being a DRAFT (the database freezes it after that too).
 
 export type AssetStatus = 'DRAFT' | 'IN_SERVICE' | 'FULLY_DEPRECIATED' | 'DISPOSED';
@@ -18,6 +18,7 @@ export interface FixedAssetRow extends FixedAssetDetails {
   accumulatedDepreciation: string;
   disposedOn: string | null;
   disposalEntryId: string | null;
+  disposalAccount: string | null;
   version: number;
   createdAt: Date;
 }
@@ -40,6 +41,7 @@ interface RawRow {
   accumulated_depreciation: string;
   disposed_on: string | null;
   disposal_entry_id: string | null;
+  disposal_account: string | null;
   version: string;
   created_at: Date;
 }
@@ -47,7 +49,7 @@ interface RawRow {
 const COLUMNS = `id, inventory_number, name, asset_account, depreciation_account, expense_account, source_account, cost::text AS cost,
   salvage_value::text AS salvage_value, useful_life_months, status, to_char(commissioned_on, 'YYYY-MM-DD') AS commissioned_on, commissioning_entry_id,
   to_char(depreciated_through, 'YYYY-MM') AS depreciated_through, accumulated_depreciation::text AS accumulated_depreciation,
-  to_char(disposed_on, 'YYYY-MM-DD') AS disposed_on, disposal_entry_id, version, created_at`;
+  to_char(disposed_on, 'YYYY-MM-DD') AS disposed_on, disposal_entry_id, disposal_account, version, created_at`;
 
 /** The unique key that keeps an inventory number once per company. */
 const INVENTORY_NUMBER_KEY = 'fixed_assets_inventory_number_key';
@@ -70,6 +72,7 @@ const rowOf = (r: RawRow): FixedAssetRow => ({
   accumulatedDepreciation: r.accumulated_depreciation,
   disposedOn: r.disposed_on,
   disposalEntryId: r.disposal_entry_id,
+  disposalAccount: r.disposal_account,
   version: Number(r.version),
   createdAt: r.created_at,
 });
@@ -199,4 +202,94 @@ export async function recordDepreciation(
       done: `{${charged.map((c) => String(c.full)).join(',')}}`,
     },
   );
+}
+
+/** A charge of the depreciation subledger: an asset's month, charged by an entry. */
+export interface AssetCharge {
+  assetId: string;
+  /** 'YYYY-MM'. */
+  month: string;
+  amount: string;
+}
+
+/**
+ * Writes the charges an entry made (a close's DEPRECIATION entry or a disposal's), as one statement for the
+ * posting's batch: nothing when the entry was not written (the cut-off refused it).
+ */
+export function chargesStatement(scope: CompanyScope, entry: { id: string; date: string }, charges: AssetCharge[]): Statement {
+  return {
+    sql: `INSERT INTO fixed_asset_charges (tenant_id, asset_id, month, amount, entry_id, entry_date)
+          SELECT :tenantId, c.asset_id, c.month, c.amount, :entryId, CAST(:entryDate AS date)
+            FROM unnest(CAST(:assetIds AS uuid[]), CAST(:months AS date[]), CAST(:amounts AS numeric[])) AS c(asset_id, month, amount)
+           WHERE EXISTS (SELECT 1 FROM journal_entries e WHERE e.tenant_id = :tenantId AND e.id = :entryId)`,
+    replacements: {
+      tenantId: scope.tenantId,
+      entryId: entry.id,
+      entryDate: entry.date,
+      assetIds: `{${charges.map((c) => c.assetId).join(',')}}`,
+      months: `{${charges.map((c) => `${c.month}-01`).join(',')}}`,
+      amounts: `{${charges.map((c) => c.amount).join(',')}}`,
+    },
+  };
+}
+
+/** An asset in service taken off the books on `date` by its disposal entry, with what that entry charged. */
+export async function markDisposed(
+  tx: Tx,
+  scope: CompanyScope,
+  id: string,
+  disposal: { date: string; entryId: string; disposalAccount: string; through: string | null; accumulated: string },
+): Promise<FixedAssetRow> {
+  const [row] = await selectRows<RawRow>(
+    tx,
+    `UPDATE fixed_assets SET status = 'DISPOSED', disposed_on = CAST(:date AS date), disposal_entry_id = :entryId, disposal_account = :disposalAccount,
+            depreciated_through = COALESCE(CAST(:through AS date), depreciated_through), accumulated_depreciation = :accumulated,
+            version = version + 1, updated_at = now()
+      WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId AND id = :id AND status IN ('IN_SERVICE', 'FULLY_DEPRECIATED')
+      RETURNING ${COLUMNS}`,
+    { ...inCompany(scope), id, ...disposal, through: disposal.through ? `${disposal.through}-01` : null },
+  );
+  return rowOf(row!);
+}
+
+export interface RegisterRow {
+  assetId: string;
+  inventoryNumber: string;
+  name: string;
+  assetAccount: string;
+  depreciationAccount: string;
+  commissionedOn: string;
+  cost: string;
+  accumulatedDepreciation: string;
+}
+
+/**
+ * The assets on the books at the end of `asOf` (commissioned by it, not disposed of by it), a page of them by
+ * inventory number, with the depreciation charged by entries dated by `asOf`; and the totals of all of them.
+ */
+export async function registerAt(
+  tx: Db,
+  scope: CompanyScope,
+  query: { asOf: string; limit: number; offset: number },
+): Promise<{ rows: RegisterRow[]; total: number; cost: string; accumulated: string }> {
+  const onBooks = `FROM fixed_assets a
+     LEFT JOIN LATERAL (SELECT sum(c.amount) AS charged FROM fixed_asset_charges c
+                         WHERE c.tenant_id = a.tenant_id AND c.asset_id = a.id AND c.entry_date <= CAST(:asOf AS date)) c ON true
+    WHERE a.tenant_id = :tenantId AND a.legal_entity_id = :legalEntityId AND a.commissioned_on <= CAST(:asOf AS date)
+      AND (a.disposed_on IS NULL OR a.disposed_on > CAST(:asOf AS date))`;
+  const replacements = { ...inCompany(scope), asOf: query.asOf, limit: query.limit, offset: query.offset };
+  const [totals] = await selectRows<{ total: string; cost: string; accumulated: string }>(
+    tx,
+    `SELECT count(*) AS total, COALESCE(sum(a.cost), 0)::numeric(20, 2)::text AS cost, COALESCE(sum(c.charged), 0)::numeric(20, 2)::text AS accumulated ${onBooks}`,
+    replacements,
+  );
+  const rows = await selectRows<RegisterRow>(
+    tx,
+    `SELECT a.id AS "assetId", a.inventory_number AS "inventoryNumber", a.name, a.asset_account AS "assetAccount", a.depreciation_account AS "depreciationAccount",
+            to_char(a.commissioned_on, 'YYYY-MM-DD') AS "commissionedOn", a.cost::text AS cost, COALESCE(c.charged, 0)::numeric(20, 2)::text AS "accumulatedDepreciation"
+       ${onBooks}
+      ORDER BY a.inventory_number, a.id LIMIT :limit OFFSET :offset`,
+    replacements,
+  );
+  return { rows, total: Number(totals!.total), cost: totals!.cost, accumulated: totals!.accumulated };
 }

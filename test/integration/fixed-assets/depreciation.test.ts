@@ -18,6 +18,9 @@ async function commissioned(who: Registered, body: Record<string, unknown>, date
   return created.id as string;
 }
 
+const register = (who: Registered, asOf: string, page = {}) =>
+  api(stack).get(`/api/v1/ledger/${who.me.company.id}/reports/fixed-assets`).query({ asOf, ...page }).set(...bearer(who.accessToken)).expect(200);
+
 const asset = (who: Registered, id: string) => api(stack).get(`/api/v1/fixed-assets/${who.me.company.id}/${id}`).set(...bearer(who.accessToken)).expect(200).then((r) => r.body);
 
 /** The balance (credit − debit) of each 02xx account and the register's accumulated depreciation, from the database. */
@@ -48,10 +51,11 @@ describe('depreciation at the period close', () => {
     expect(depreciation.map((e) => e.entryDate)).toEqual(['2026-02-28', '2026-03-31']);
     for (const entry of depreciation) {
       const full = (await ledger.get(entry.id).expect(200)).body;
+      // A debit per expense account, then a credit per asset.
       expect(full.lines.map((l: Record<string, unknown>) => [l.accountCode, l.debit, l.credit, l.memo])).toEqual([
-        ['9420', '333.33', '0.00', 'A-1 Chair'],
+        ['9410', '200000.00', '0.00', 'Depreciation charge'],
+        ['9420', '333.33', '0.00', 'Depreciation charge'],
         ['0240', '0.00', '333.33', 'A-1 Chair'],
-        ['9410', '200000.00', '0.00', 'A-2 Laptop'],
         ['0250', '0.00', '200000.00', 'A-2 Laptop'],
       ]);
       expect(full).toMatchObject({ kind: 'DEPRECIATION', postedByMembershipId: null, totalDebit: '200333.33' });
@@ -60,6 +64,19 @@ describe('depreciation at the period close', () => {
     expect(await asset(who, laptop)).toMatchObject({ depreciatedThrough: '2026-03', accumulatedDepreciation: '400000.00' });
     expect(await asset(who, late)).toMatchObject({ depreciatedThrough: null, accumulatedDepreciation: '0.00' });
     expect(await ties(who)).toEqual({ ledger: '400666.66', register: '400666.66' });
+    // The register report at the close's date ties to the ledger and to Form 1; in January only the chair was on the books.
+    expect((await register(who, '2026-03-31')).body).toMatchObject({
+      totals: { cost: '72001000.00', accumulatedDepreciation: '400666.66', netBookValue: '71600333.34' },
+      ledger: { cost: '72001000.00', accumulatedDepreciation: '400666.66' },
+      balanceSheet: { '010': '72001000.00', '011': '400666.66', '012': '71600333.34' },
+      ties: true,
+      totalElements: 3,
+    });
+    expect((await register(who, '2026-01-20')).body).toMatchObject({
+      items: [{ assetId: small, inventoryNumber: 'A-1', cost: '1000.00', accumulatedDepreciation: '0.00', netBookValue: '1000.00', commissionedOn: '2026-01-10' }],
+      totals: { cost: '1000.00', accumulatedDepreciation: '0.00' },
+      ties: true,
+    });
     const schedule = (await api(stack).get(`/api/v1/fixed-assets/${who.me.company.id}/${small}/schedule`).set(...bearer(who.accessToken)).expect(200)).body;
     expect(schedule.months.map((m: { charged: boolean }) => m.charged)).toEqual([true, true, false]);
     // A depreciation entry is not reversed.
@@ -71,11 +88,10 @@ describe('depreciation at the period close', () => {
     expect(april).toHaveLength(1);
     const aprilLines = (await ledger.get(april[0]!.id).expect(200)).body.lines.map((l: Record<string, unknown>) => [l.accountCode, l.debit, l.credit]);
     expect(aprilLines).toEqual([
-      ['9420', '333.34', '0.00'],
-      ['0240', '0.00', '333.34'],
       ['9410', '200000.00', '0.00'],
+      ['9420', '1500333.34', '0.00'],
+      ['0240', '0.00', '333.34'],
       ['0250', '0.00', '200000.00'],
-      ['9420', '1500000.00', '0.00'],
       ['0260', '0.00', '1500000.00'],
     ]);
     expect(await asset(who, small)).toMatchObject({ status: 'FULLY_DEPRECIATED', accumulatedDepreciation: '1000.00', netBookValue: '0.00' });
@@ -97,5 +113,111 @@ describe('depreciation at the period close', () => {
     const close = await ledger.close('2026-01-31').expect(202);
     expect((await waitForClose(ledger, close.body.id)).status).toBe('COMPLETED');
     expect((await allEntries(ledger)).filter((e) => e.kind === 'DEPRECIATION')).toEqual([]);
+  });
+});
+
+const dispose = (who: Registered, id: string, body: Record<string, unknown>) =>
+  api(stack).post(`/api/v1/fixed-assets/${who.me.company.id}/${id}/disposal`).set(...bearer(who.accessToken)).send(body);
+
+describe('disposeFixedAsset: POST /api/v1/fixed-assets/{legalEntityId}/{assetId}/disposal', () => {
+  test('when an asset is disposed of after a close, then one entry charges the disposal month and takes it off the books; the next close leaves it out; the register ties before and after', async () => {
+    const who = await registerWorkspace(stack);
+    const ledger = ledgerApi(stack, who);
+    const laptop = await commissioned(who, { inventoryNumber: 'D-1', name: 'Laptop', assetAccount: '0150', cost: '12000000', usefulLifeMonths: 60, expenseAccount: '9410' }, '2026-01-31');
+    const desk = await commissioned(who, { inventoryNumber: 'D-2', name: 'Desk', assetAccount: '0140', cost: '1200.00', usefulLifeMonths: 12 }, '2026-01-15');
+    expect((await waitForClose(ledger, (await ledger.close('2026-03-31').expect(202)).body.id)).status).toBe('COMPLETED');
+
+    const before = await asset(who, laptop);
+    // Not before the commissioning, not at an old version.
+    expect((await dispose(who, laptop, { date: '2026-01-30', expectedVersion: before.version }).expect(400)).body.type).toBe('/problems/validation');
+    expect((await dispose(who, laptop, { date: '2026-04-10', expectedVersion: before.version - 1 }).expect(409)).body.type).toBe('/problems/stale-version');
+    // Not in the closed period.
+    expect((await dispose(who, laptop, { date: '2026-03-20', expectedVersion: before.version }).expect(409)).body.type).toBe('/problems/period-closed');
+    expect(await asset(who, laptop)).toEqual(before);
+
+    const disposed = (await dispose(who, laptop, { date: '2026-04-10', expectedVersion: before.version }).expect(200)).body;
+    expect(disposed).toMatchObject({
+      status: 'DISPOSED',
+      disposedOn: '2026-04-10',
+      disposalAccount: '9210',
+      depreciatedThrough: '2026-04',
+      accumulatedDepreciation: '600000.00',
+      netBookValue: '11400000.00',
+      version: before.version + 1,
+    });
+    const entry = (await ledger.get(disposed.disposalEntryId).expect(200)).body;
+    expect(entry).toMatchObject({ entryDate: '2026-04-10', kind: 'POSTING', source: { type: 'FIXED_ASSET', id: laptop }, totalDebit: '12200000.00' });
+    expect(entry.lines.map((l: Record<string, unknown>) => [l.accountCode, l.debit, l.credit])).toEqual([
+      ['9410', '200000.00', '0.00'],
+      ['0250', '0.00', '200000.00'],
+      ['0250', '600000.00', '0.00'],
+      ['9210', '11400000.00', '0.00'],
+      ['0150', '0.00', '12000000.00'],
+    ]);
+    // Once only.
+    expect((await dispose(who, laptop, { date: '2026-04-11', expectedVersion: disposed.version }).expect(409)).body.type).toBe('/problems/document-state');
+
+    // April's close charges the desk only.
+    expect((await waitForClose(ledger, (await ledger.close('2026-04-30').expect(202)).body.id)).status).toBe('COMPLETED');
+    const april = (await allEntries(ledger)).filter((e) => e.kind === 'DEPRECIATION' && e.entryDate === '2026-04-30');
+    expect((await ledger.get(april[0]!.id).expect(200)).body.lines.map((l: Record<string, unknown>) => [l.accountCode, l.debit, l.credit])).toEqual([
+      ['9420', '100.00', '0.00'],
+      ['0240', '0.00', '100.00'],
+    ]);
+    expect(await asset(who, desk)).toMatchObject({ depreciatedThrough: '2026-04', accumulatedDepreciation: '300.00' });
+
+    // On the books until the disposal's day, with what the entries dated by then charged.
+    const onTheNinth = (await register(who, '2026-04-09')).body;
+    expect(onTheNinth.items.map((i: Record<string, unknown>) => [i.inventoryNumber, i.accumulatedDepreciation])).toEqual([
+      ['D-1', '400000.00'],
+      ['D-2', '200.00'],
+    ]);
+    expect(onTheNinth).toMatchObject({ ties: true, totals: { cost: '12001200.00', accumulatedDepreciation: '400200.00' } });
+    expect((await register(who, '2026-04-30')).body).toMatchObject({
+      items: [{ inventoryNumber: 'D-2', cost: '1200.00', accumulatedDepreciation: '300.00', netBookValue: '900.00' }],
+      totals: { cost: '1200.00', accumulatedDepreciation: '300.00', netBookValue: '900.00' },
+      balanceSheet: { '010': '1200.00', '011': '300.00', '012': '900.00' },
+      ties: true,
+    });
+    // The register pages, its totals over all of them.
+    expect((await register(who, '2026-04-09', { page: 1, size: 1 })).body).toMatchObject({
+      items: [{ inventoryNumber: 'D-2' }],
+      totals: { cost: '12001200.00' },
+      page: 1,
+      size: 1,
+      totalElements: 2,
+      totalPages: 2,
+    });
+    const audit = await stack.admin.query<{ details: string }>("SELECT details FROM audit_events WHERE tenant_id = :t AND action = 'fixed-asset.disposed'", {
+      replacements: { t: who.me.tenantId },
+      type: QueryTypes.SELECT,
+    });
+    expect(audit).toHaveLength(1);
+  });
+
+  test('when an asset is disposed of in its commissioning month, then it leaves at cost to the account named, with no charge', async () => {
+    const who = await registerWorkspace(stack);
+    const ledger = ledgerApi(stack, who);
+    const id = await commissioned(who, { inventoryNumber: 'E-1', name: 'Printer', assetAccount: '0150', cost: '900.00', usefulLifeMonths: 3 }, '2026-02-03');
+    const disposed = (await dispose(who, id, { date: '2026-02-20', disposalAccount: '9430', expectedVersion: 2 }).expect(200)).body;
+    expect(disposed).toMatchObject({ status: 'DISPOSED', depreciatedThrough: null, accumulatedDepreciation: '0.00', netBookValue: '900.00', disposalAccount: '9430' });
+    const entry = (await ledger.get(disposed.disposalEntryId).expect(200)).body;
+    expect(entry.lines.map((l: Record<string, unknown>) => [l.accountCode, l.debit, l.credit])).toEqual([
+      ['9430', '900.00', '0.00'],
+      ['0150', '0.00', '900.00'],
+    ]);
+    expect((await register(who, '2026-02-20')).body).toMatchObject({ items: [], totals: { cost: '0.00' }, ties: true });
+  });
+
+  test('when the asset is a DRAFT, the disposal account is not in the chart, or the asset is unknown, then nothing is posted', async () => {
+    const who = await registerWorkspace(stack);
+    const base = `/api/v1/fixed-assets/${who.me.company.id}`;
+    const draft = (await api(stack).post(base).set(...bearer(who.accessToken)).send({ inventoryNumber: 'F-1', name: 'Shelf', assetAccount: '0140', cost: '500.00', usefulLifeMonths: 10 }).expect(201)).body;
+    expect((await dispose(who, draft.id, { date: '2026-02-20', expectedVersion: 1 }).expect(409)).body.type).toBe('/problems/document-state');
+    const id = await commissioned(who, { inventoryNumber: 'F-2', name: 'Cabinet', assetAccount: '0140', cost: '500.00', usefulLifeMonths: 10 }, '2026-02-03');
+    const unknown = (await dispose(who, id, { date: '2026-02-20', disposalAccount: '9999', expectedVersion: 2 }).expect(400)).body;
+    expect(unknown).toMatchObject({ type: '/problems/unknown-account', errors: [{ path: '/body/disposalAccount' }] });
+    await dispose(who, crypto.randomUUID(), { date: '2026-02-20', expectedVersion: 1 }).expect(404);
+    expect(await asset(who, id)).toMatchObject({ status: 'IN_SERVICE', version: 2 });
   });
 });
