@@ -211,6 +211,8 @@ const OPERATIONS: Array<[string, string[], Call]> = [
   ],
   ['commissionFixedAsset', WRITERS, () => api(stack).post(`/api/v1/fixed-assets/${owner.me.company.id}/${randomUUID()}/commissioning`).send({ date: '2025-02-01', expectedVersion: 1 })],
   ['getDepreciationSchedule', READERS, () => api(stack).get(`/api/v1/fixed-assets/${owner.me.company.id}/${randomUUID()}/schedule`)],
+  ['disposeFixedAsset', WRITERS, () => api(stack).post(`/api/v1/fixed-assets/${owner.me.company.id}/${randomUUID()}/disposal`).send({ date: '2025-02-01', expectedVersion: 1 })],
+  ['getFixedAssetRegister', READERS, () => api(stack).get(`/api/v1/ledger/${owner.me.company.id}/reports/fixed-assets`).query({ asOf: '2025-02-28' })],
   ['getAgingReport', READERS, () => api(stack).get(`/api/v1/ledger/${owner.me.company.id}/reports/aging`).query({ asOf: '2025-02-28', side: 'RECEIVABLE' })],
   ['listAuditEvents', AUDITORS, () => api(stack).get('/api/v1/audit-events')],
   ['listAuditActors', AUDITORS, () => api(stack).get('/api/v1/audit-events/actors')],

@@ -40,6 +40,11 @@ beforeAll(async () => {
   // And a fixed asset.
   await api(stack).post(`/api/v1/fixed-assets/${a.me.company.id}`).set(...bearer(a.accessToken))
     .send({ inventoryNumber: 'RLS-1', name: 'RLS laptop', assetAccount: '0150', cost: '1200.00', usefulLifeMonths: 12 }).expect(201);
+  // And one put in service and disposed of two months later (its charges in the depreciation subledger).
+  const disposable = await api(stack).post(`/api/v1/fixed-assets/${a.me.company.id}`).set(...bearer(a.accessToken))
+    .send({ inventoryNumber: 'RLS-2', name: 'RLS phone', assetAccount: '0150', cost: '600.00', usefulLifeMonths: 6 }).expect(201);
+  await api(stack).post(`/api/v1/fixed-assets/${a.me.company.id}/${disposable.body.id}/commissioning`).set(...bearer(a.accessToken)).send({ date: '2025-01-10', expectedVersion: 1 }).expect(200);
+  await api(stack).post(`/api/v1/fixed-assets/${a.me.company.id}/${disposable.body.id}/disposal`).set(...bearer(a.accessToken)).send({ date: '2025-03-15', expectedVersion: 2 }).expect(200);
   // And a column profile for CSV statements.
   await api(stack).post(`/api/v1/bank-statement-profiles/${a.me.company.id}`).set(...bearer(a.accessToken))
     .send({ name: 'RLS CSV', profile: { headerRow: 1, dateFormat: 'DD.MM.YYYY', decimalSeparator: ',', columns: { date: 'Date', amount: 'Amount', purpose: 'Purpose' },
@@ -119,7 +124,7 @@ describe('row-level security', () => {
         'webhook_endpoints', 'webhook_events', 'webhook_deliveries', 'webhook_attempts', 'webhook_endpoint_slots',
         'counterparties', 'document_counters', 'invoices', 'invoice_lines', 'payments', 'payment_allocations',
         'bank_accounts', 'bank_statement_imports', 'bank_statement_files', 'bank_lines', 'bank_matching_rules', 'bank_statement_profiles',
-        'fixed_assets',
+        'fixed_assets', 'fixed_asset_charges',
       ]),
     );
     for (const t of tables) {
@@ -336,7 +341,7 @@ describe('row-level security', () => {
           transaction: tx,
         }),
       );
-    expect(await visible(a.me.tenantId)).toEqual([{ n: 1 }]);
+    expect(await visible(a.me.tenantId)).toEqual([{ n: 2 }]);
     expect(await visible(b.me.tenantId)).toEqual([{ n: 0 }]);
     await expect(
       withTenant(stack.db, b.me.tenantId, (tx) =>
@@ -348,13 +353,39 @@ describe('row-level security', () => {
       ),
     ).rejects.toThrow(/row-level security/);
     await withTenant(stack.db, b.me.tenantId, (tx) => stack.db.query("UPDATE fixed_assets SET name = 'Hijacked' WHERE tenant_id = :a", { replacements: { a: a.me.tenantId }, transaction: tx }));
-    const [row] = await stack.admin.query<{ name: string }>('SELECT name FROM fixed_assets WHERE tenant_id = :a', { replacements: { a: a.me.tenantId }, type: QueryTypes.SELECT });
-    expect(row).toEqual({ name: 'RLS laptop' });
+    const rows = await stack.admin.query<{ name: string }>('SELECT name FROM fixed_assets WHERE tenant_id = :a ORDER BY inventory_number', { replacements: { a: a.me.tenantId }, type: QueryTypes.SELECT });
+    expect(rows).toEqual([{ name: 'RLS laptop' }, { name: 'RLS phone' }]);
     const [rights] = await stack.admin.query<Record<string, boolean>>("SELECT has_table_privilege(:app, 'fixed_assets', 'DELETE') AS delete, has_table_privilege(:app, 'fixed_assets', 'TRUNCATE') AS truncate", {
       replacements: { app: new URL(stack.config.database.url).username },
       type: QueryTypes.SELECT,
     });
     expect(rights).toEqual({ delete: false, truncate: false });
+  });
+
+  test("the depreciation subledger: with tenant B set, the application role sees none of tenant A's charges and cannot add one; none is ever changed or deleted", async () => {
+    const visible = (tenant: string) =>
+      withTenant(stack.db, tenant, (tx) =>
+        stack.db.query<{ n: number }>('SELECT count(*)::int AS n FROM fixed_asset_charges WHERE tenant_id = :a', { replacements: { a: a.me.tenantId }, type: QueryTypes.SELECT, transaction: tx }),
+      );
+    expect(await visible(a.me.tenantId)).toEqual([{ n: 2 }]);
+    expect(await visible(b.me.tenantId)).toEqual([{ n: 0 }]);
+    const [charge] = await stack.admin.query<{ asset_id: string; entry_id: string }>('SELECT asset_id, entry_id FROM fixed_asset_charges WHERE tenant_id = :a LIMIT 1', {
+      replacements: { a: a.me.tenantId },
+      type: QueryTypes.SELECT,
+    });
+    await expect(
+      withTenant(stack.db, b.me.tenantId, (tx) =>
+        stack.db.query("INSERT INTO fixed_asset_charges (tenant_id, asset_id, month, amount, entry_id, entry_date) VALUES (:a, :asset, '2025-06-01', 1, :entry, '2025-06-30')", {
+          replacements: { a: a.me.tenantId, asset: charge!.asset_id, entry: charge!.entry_id },
+          transaction: tx,
+        }),
+      ),
+    ).rejects.toThrow(/row-level security/);
+    const [rights] = await stack.admin.query<Record<string, boolean>>(
+      "SELECT has_table_privilege(:app, 'fixed_asset_charges', 'UPDATE') AS update, has_table_privilege(:app, 'fixed_asset_charges', 'DELETE') AS delete, has_table_privilege(:app, 'fixed_asset_charges', 'TRUNCATE') AS truncate",
+      { replacements: { app: new URL(stack.config.database.url).username }, type: QueryTypes.SELECT },
+    );
+    expect(rights).toEqual({ update: false, delete: false, truncate: false });
   });
 
   test('the application role may archive a counterparty but never delete one', async () => {
