@@ -8,6 +8,7 @@ import { accounts } from './accounts.js';
 import { aging } from './aging.js';
 import { bank } from './bank-accounts.js';
 import { failed } from './common.js';
+import { fixedAssets } from './fixed-assets.js';
 import { counterparties } from './counterparties.js';
 import { invoices, openInvoice } from './invoices.js';
 import { journal } from './journal.js';
@@ -32,6 +33,7 @@ const SECTIONS = [
   ['invoices', 'Invoices', () => can('listInvoices'), invoices],
   ['payments', 'Payments', () => can('listPayments'), (body) => paymentList(body, { openInvoice })],
   ['bank', 'Bank', () => can('listBankAccounts'), bank],
+  ['fixed-assets', 'Fixed assets', () => can('listFixedAssets'), fixedAssets],
   ['aging', 'Aging', () => can('getAgingReport'), aging],
   ['vat-register', 'VAT register', () => can('getVatRegister'), vatRegister],
   ['journal', 'Journal', () => can('listJournalEntries'), journal],
