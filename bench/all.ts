@@ -30,8 +30,10 @@
 //  14. a bank statement of 10,000 lines imported and matched against 5,000 open invoices (half its lines pay one
 //      each): time to COMPLETED beside parsing the file alone, and the API's and the worker's peak memory, for
 //      half as many lines too (BENCH_BANK_LINES, BENCH_BANK_INVOICES as for npm run bench:bank-import).
+//  15. the close of a month for a company with 10,000 fixed assets in service beside a company without any:
+//      the close's time and its depreciation step's (BENCH_ASSETS as for npm run bench:fixed-assets).
 // BENCH_ONLY picks sections: reads,sql,posting,foreign,steps,hashing,revaluation,reports,exports,cluster,
-// invoice-posting,aging,vat-register,bank-import (all by default; BENCH_REPORT_LINES sets the lines of sections 8 and 9).
+// invoice-posting,aging,vat-register,bank-import,fixed-assets (all by default; BENCH_REPORT_LINES sets the lines of sections 8 and 9).
 // Start the service with the request-rate limits raised, and the password hashes one client address may
 // have at once (the workspaces are registered eight at a time, all from this address; they would stop the load):
 //   RATE_LIMIT_MAGIC_LINK_PER_IP=1000000/3600 RATE_LIMIT_REGISTER_PER_IP=1000000/600 \
@@ -66,6 +68,7 @@ import { clusterScaling } from './cluster';
 import { AGING_AS_OF, measureAging, measureInvoicePosting } from './documents';
 import { measureVatRegister } from './vat-register';
 import { measureBankImport } from './bank-import';
+import { measureFixedAssetClose } from './fixed-assets';
 
 const STEPS = Number(process.env.BENCH_STEPS ?? 10);
 const WORKFLOWS = Number(process.env.BENCH_WORKFLOWS ?? 200);
@@ -511,12 +514,25 @@ async function bankImport(): Promise<void> {
   show('14. A bank statement imported and matched (workflow bank-import-<account>-<sha256>), time to COMPLETED and peak memory above idle, at two sizes');
 }
 
+async function fixedAssetClose(): Promise<void> {
+  const r = await measureFixedAssetClose();
+  rows.push({ row: 'close of a month, a company without assets (request → COMPLETED)', measured: `${r.emptyCloseSeconds.toFixed(2)} s`, floor: '', ratio: '1×', target: '' });
+  rows.push({
+    row: `close of a month, ${r.assets} assets in service (one DEPRECIATION entry of ${r.lines} lines)`,
+    measured: `${r.closeSeconds.toFixed(2)} s; the depreciation step ${r.stepSeconds.toFixed(2)} s`,
+    floor: `${r.emptyCloseSeconds.toFixed(2)} s`,
+    ratio: `+${(r.closeSeconds - r.emptyCloseSeconds).toFixed(2)} s`,
+    target: 'the step adds ≤ 2 s',
+  });
+  show(`15. The month-end close with fixed assets (child workflow depreciation-<company>-<date>), beside the close of a company without assets`);
+}
+
 async function main(): Promise<void> {
   await requireRunningApi();
   const bin = ensureWrk();
   console.log(`Benchmarks against ${BASE}, Node ${process.version}, ${new Date().toISOString()}`);
   const ws = await workspace();
-  const only = (process.env.BENCH_ONLY ?? 'reads,sql,posting,foreign,steps,hashing,revaluation,reports,exports,cluster,invoice-posting,aging,vat-register,bank-import').split(',');
+  const only = (process.env.BENCH_ONLY ?? 'reads,sql,posting,foreign,steps,hashing,revaluation,reports,exports,cluster,invoice-posting,aging,vat-register,bank-import,fixed-assets').split(',');
   // Sections 8 and 9 run first, on the API as it started: an export's memory is then its own, not what the
   // other sections' load left in the process (password hashing's native memory, the heap of 32 connections).
   if (only.includes('reports') || only.includes('exports')) {
@@ -535,6 +551,7 @@ async function main(): Promise<void> {
   if (only.includes('aging')) await aging();
   if (only.includes('vat-register')) await vatRegister();
   if (only.includes('bank-import')) await bankImport();
+  if (only.includes('fixed-assets')) await fixedAssetClose();
   if (only.includes('cluster')) await clusterScaling(bin);
 }
 

@@ -1505,8 +1505,8 @@ export interface paths {
          *     `period-closed`), in the same commit as the status CANCELLED. An invoice with
          *     payments allocated to it is 409 `document-has-allocations` (cancel the payments first); a draft is
          *     deleted instead (409 `document-state`). Idempotent per `requestId`; another cancellation of a
-         *     cancelled invoice is 409 `document-state`. The VAT register shows it as its negative in the month of
-         *     `date`. Sends `invoice.cancelled`.
+         *     cancelled invoice is 409 `document-state`, and so is a purchase with a line a fixed asset's cost comes
+         *     from. The VAT register shows it as its negative in the month of `date`. Sends `invoice.cancelled`.
          */
         post: operations["cancelInvoice"];
         delete?: never;
@@ -1767,8 +1767,13 @@ export interface paths {
          *     `expenseAccount` to 9420, `sourceAccount` (what the commissioning credits) to 0820; each must be a detail
          *     account of the company's chart (400 `unknown-account`, `header-account`, naming the field). The monthly
          *     charge is round((cost − salvageValue) / usefulLifeMonths, 2), half up; the last month takes the
-         *     rounding. 409 `inventory-number-exists` when another asset of the company has the number,
-         *     `company-archived` for an archived company.
+         *     rounding. `sourceInvoiceLine` names the purchase the asset comes from: a line of a posted PURCHASE
+         *     invoice of the company whose account is a capital investment account (0800–0899); the asset's source
+         *     account is then that line's account and its cost, when left out, the line's net amount in UZS (400
+         *     `validation` at the field otherwise; 409 `document-state` while the invoice is a draft or once it is
+         *     cancelled, `conflict` when another asset came from the line; the invoice cannot be cancelled while an
+         *     asset names one of its lines). 409 `inventory-number-exists` when another asset of the company has the
+         *     number, `company-archived` for an archived company.
          */
         post: operations["createFixedAsset"];
         delete?: never;
@@ -1825,8 +1830,8 @@ export interface paths {
          * @description Posts one entry (source FIXED_ASSET) dated `date`: Dr `assetAccount` / Cr `sourceAccount` for the cost,
          *     through the ledger's own rules (409 `period-closed` for a date in a closed period), with the asset IN_SERVICE
          *     in the same commit. Depreciation is charged from the month after `date`'s, by the period closes.
-         *     409 `document-state` when the asset is not a DRAFT (commissioned already), `stale-version` when
-         *     expectedVersion is not the stored version.
+         *     409 `document-state` when the asset is not a DRAFT (commissioned already) or the purchase invoice it
+         *     comes from was cancelled, `stale-version` when expectedVersion is not the stored version.
          */
         post: operations["commissionFixedAsset"];
         delete?: never;
@@ -4597,6 +4602,13 @@ export interface components {
             disposalEntryId: string | null;
             /** @description The account that took the net book value at disposal */
             disposalAccount: string | null;
+            /** @description The line of the posted PURCHASE invoice the cost comes from, or null */
+            sourceInvoiceLine: {
+                /** Format: uuid */
+                invoiceId: string;
+                /** Format: int32 */
+                lineNo: number;
+            } | null;
             /** Format: int64 */
             version: number;
             /** Format: date-time */
@@ -4623,13 +4635,14 @@ export interface components {
             depreciationAccount?: string;
             /** @description 9420 when left out */
             expenseAccount?: string;
-            /** @description 0820 when left out */
+            /** @description 0820 when left out; the line's account when sourceInvoiceLine is given */
             sourceAccount?: string;
+            sourceInvoiceLine?: components["schemas"]["FixedAssetSourceLine"];
             /**
-             * @description In UZS, above zero
+             * @description In UZS, above zero; required unless sourceInvoiceLine is given, whose net amount in UZS it is then when left out
              * @example 12000000.00
              */
-            cost: string;
+            cost?: string;
             /** @description In UZS, at most the cost; 0 when left out */
             salvageValue?: string;
             /** Format: int32 */
@@ -4645,19 +4658,27 @@ export interface components {
             depreciationAccount?: string;
             /** @description 9420 when left out */
             expenseAccount?: string;
-            /** @description 0820 when left out */
+            /** @description 0820 when left out; the line's account when sourceInvoiceLine is given */
             sourceAccount?: string;
+            sourceInvoiceLine?: components["schemas"]["FixedAssetSourceLine"];
             /**
-             * @description In UZS, above zero
+             * @description In UZS, above zero; required unless sourceInvoiceLine is given, whose net amount in UZS it is then when left out
              * @example 12000000.00
              */
-            cost: string;
+            cost?: string;
             /** @description In UZS, at most the cost; 0 when left out */
             salvageValue?: string;
             /** Format: int32 */
             usefulLifeMonths: number;
             /** Format: int64 */
             expectedVersion: number;
+        };
+        /** @description A line of a posted PURCHASE invoice of the company whose account is a capital investment account (0800–0899): the purchase the asset's cost comes from. One asset per line. */
+        FixedAssetSourceLine: {
+            /** Format: uuid */
+            invoiceId: string;
+            /** Format: int32 */
+            lineNo: number;
         };
         FixedAssetCommissioning: {
             /**
@@ -8735,7 +8756,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
-            /** @description `inventory-number-exists` or `company-archived` */
+            /** @description `inventory-number-exists`, `document-state`, `conflict` or `company-archived` */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -9,12 +9,25 @@ import {
   chargesStatement,
   markCommissioned,
   markDisposed,
+  assetOfLine,
+  purchaseLine,
   registerAt,
+  SOURCE_LINE_KEY,
   replaceFixedAsset,
   type AssetStatus,
   type FixedAssetRow,
 } from '../../db/repositories/fixed-assets/assets';
-import { assetAccountProblem, DEFAULT_DISPOSAL_ACCOUNT, fixedAssetDetailsOf, inventoryNumberTaken, type FixedAssetDetails } from '../../core/fixed-assets/assets';
+import {
+  assetAccountProblem,
+  costFromLine,
+  costRequired,
+  DEFAULT_DISPOSAL_ACCOUNT,
+  fixedAssetDetailsOf,
+  inventoryNumberTaken,
+  type FixedAssetDetails,
+  type FixedAssetInput,
+} from '../../core/fixed-assets/assets';
+import { DuplicateRowError } from '../../db/repositories/errors';
 import { addMonths, depreciationSchedule, disposalFigures, lastDayOf, monthlyChargeMinor, monthOf } from '../../core/fixed-assets/depreciation';
 import { prepareEntry, systemRequestId } from '../../core/ledger/journal';
 import { formatMinorUnits, toMinorUnits } from '../../core/ledger/money';
@@ -57,6 +70,7 @@ function toAsset(row: FixedAssetRow): FixedAsset {
     disposedOn: row.disposedOn,
     disposalEntryId: row.disposalEntryId,
     disposalAccount: row.disposalAccount,
+    sourceInvoiceLine: row.sourceInvoiceLine,
     version: row.version,
     createdAt: row.createdAt.toISOString(),
   };
@@ -77,6 +91,34 @@ async function requireAccounts(tx: Tx, scope: CompanyScope, details: FixedAssetD
   }
 }
 
+type AssetBody = Omit<FixedAssetInput, 'cost'> & { cost?: string };
+
+/**
+ * The asset's details from a request: its cost and source account from the purchase line it names (checked in
+ * the transaction), the rest with their defaults. 409 `conflict` when another asset came from the same line.
+ */
+async function detailsFrom(tx: Tx, scope: CompanyScope, input: AssetBody, exceptId: string): Promise<FixedAssetDetails> {
+  const source = input.sourceInvoiceLine;
+  if (!source) {
+    if (input.cost === undefined) throw costRequired();
+    return fixedAssetDetailsOf({ ...input, cost: input.cost });
+  }
+  const line = await purchaseLine(tx, scope, source.invoiceId, source.lineNo);
+  const taken = await assetOfLine(tx, scope, source.invoiceId, source.lineNo, exceptId);
+  const { cost, sourceAccount } = costFromLine(line, input);
+  if (taken) throw lineTaken(taken, line!.number, source.lineNo);
+  return fixedAssetDetailsOf({ ...input, cost, sourceAccount });
+}
+
+const lineTaken = (inventoryNumber: string | null, invoiceNumber: string | null, lineNo: number) =>
+  new AppError('conflict', `Line ${lineNo} of purchase invoice ${invoiceNumber ?? ''} is the cost of ${inventoryNumber ?? 'another asset'} already`.replace('  ', ' '));
+
+/** A write that met the unique key of the source line: another request took the line meanwhile. */
+function sourceLineRace(err: unknown, input: AssetBody): never {
+  if (err instanceof DuplicateRowError && err.constraint === SOURCE_LINE_KEY) throw lineTaken(null, null, input.sourceInvoiceLine!.lineNo);
+  throw err;
+}
+
 /** The register of fixed assets: drafts, their commissioning, their schedules. */
 export function createFixedAssets(deps: { companies: CompanyScopes; webhookEvents: WebhookEvents }) {
   const { companies } = deps;
@@ -93,10 +135,11 @@ export function createFixedAssets(deps: { companies: CompanyScopes; webhookEvent
   }
 
   async function createFixedAsset(principal: Principal, legalEntityId: string, input: Schemas['FixedAssetCreate'], ctx: RequestContext): Promise<FixedAsset> {
-    const details = fixedAssetDetailsOf(input);
     return companies.change(principal, legalEntityId, async (tx, scope) => {
+      const id = randomUUID();
+      const details = await detailsFrom(tx, scope, input, id);
       await requireAccounts(tx, scope, details);
-      const row = await insertFixedAsset(tx, scope, randomUUID(), details);
+      const row = await insertFixedAsset(tx, scope, id, details).catch((err: unknown) => sourceLineRace(err, input));
       if (!row) throw inventoryNumberTaken(details.inventoryNumber);
       await recordCallerEvent(tx, principal, ctx, {
         action: 'fixed-asset.created',
@@ -109,7 +152,6 @@ export function createFixedAssets(deps: { companies: CompanyScopes; webhookEvent
   }
 
   async function updateFixedAsset(principal: Principal, legalEntityId: string, id: string, input: Schemas['FixedAssetUpdate'], ctx: RequestContext): Promise<FixedAsset> {
-    const details = fixedAssetDetailsOf(input);
     return companies.change(
       principal,
       legalEntityId,
@@ -117,9 +159,10 @@ export function createFixedAssets(deps: { companies: CompanyScopes; webhookEvent
         const current = await requireAsset(tx, scope, id, { lock: true });
         if (current.status !== 'DRAFT') throw new AppError('document-state', 'The asset is in service: its figures stay as they were commissioned', { documentStatus: current.status });
         if (current.version !== input.expectedVersion) throw new AppError('stale-version', `The asset changed since version ${input.expectedVersion}; reload it and retry`);
+        const details = await detailsFrom(tx, scope, input, id);
         await requireAccounts(tx, scope, details);
         if (await inventoryNumberUsed(tx, scope, details.inventoryNumber, id)) throw inventoryNumberTaken(details.inventoryNumber);
-        const row = (await replaceFixedAsset(tx, scope, id, details, input.expectedVersion))!;
+        const row = (await replaceFixedAsset(tx, scope, id, details, input.expectedVersion).catch((err: unknown) => sourceLineRace(err, input)))!;
         await recordCallerEvent(tx, principal, ctx, { action: 'fixed-asset.updated', subjectType: SUBJECT, subjectId: id, details: `version ${row.version}` });
         return toAsset(row);
       },
@@ -138,6 +181,11 @@ export function createFixedAssets(deps: { companies: CompanyScopes; webhookEvent
         const asset = await requireAsset(tx, scope, id, { lock: true });
         if (asset.status !== 'DRAFT') throw new AppError('document-state', 'The asset is in service already', { documentStatus: asset.status });
         if (asset.version !== input.expectedVersion) throw new AppError('stale-version', `The asset changed since version ${input.expectedVersion}; reload it and retry`);
+        if (asset.sourceInvoiceLine) {
+          // The purchase it comes from is still on the books (not cancelled since the asset was registered).
+          const line = await purchaseLine(tx, scope, asset.sourceInvoiceLine.invoiceId, asset.sourceInvoiceLine.lineNo);
+          if (line?.status !== 'POSTED') throw new AppError('document-state', 'The purchase invoice the asset comes from was cancelled', { documentStatus: asset.status });
+        }
         const prepared = prepareEntry({
           entryDate: input.date,
           description: `Commissioning of ${asset.inventoryNumber} ${asset.name}`.slice(0, 500),

@@ -1,3 +1,4 @@
+import { assetsOfInvoice } from '../../db/repositories/fixed-assets/assets';
 import { randomUUID } from 'node:crypto';
 import Decimal from 'decimal.js';
 import { selectBatch, type Tx } from '../../db/connection';
@@ -386,6 +387,11 @@ export function createInvoices({ companies, webhookEvents }: { companies: Compan
         throw notDraft(current, 'it is cancelled already');
       }
       if (current.status === 'DRAFT') throw notDraft(current, 'a draft is deleted, not cancelled');
+      const assets = await assetsOfInvoice(tx, scope, id);
+      if (assets.length > 0) {
+        const named = assets.map((a) => `line ${a.lineNo} is the cost of fixed asset ${a.inventoryNumber}`).join(', ');
+        throw new AppError('document-state', `The invoice cannot be cancelled: ${named} (a draft asset may be changed to leave the line out)`, { documentStatus: current.status });
+      }
       if (!new Decimal(current.allocated).isZero()) {
         throw new AppError('document-has-allocations', `Payments of ${inCurrency(current.allocated, current.currency)} ${current.currency} are allocated to the invoice; cancel them first`);
       }

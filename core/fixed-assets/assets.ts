@@ -25,6 +25,12 @@ export const DEFAULT_DISPOSAL_ACCOUNT = '9210';
 /** Capital investments in fixed assets: what a commissioning credits unless the asset says otherwise. */
 export const DEFAULT_SOURCE_ACCOUNT = '0820';
 
+/** A line of a posted PURCHASE invoice the asset's cost comes from. */
+export interface SourceLine {
+  invoiceId: string;
+  lineNo: number;
+}
+
 export interface FixedAssetInput {
   inventoryNumber: string;
   name: string;
@@ -35,6 +41,7 @@ export interface FixedAssetInput {
   cost: string;
   salvageValue?: string;
   usefulLifeMonths: number;
+  sourceInvoiceLine?: SourceLine;
 }
 
 export interface FixedAssetDetails {
@@ -47,6 +54,7 @@ export interface FixedAssetDetails {
   cost: string;
   salvageValue: string;
   usefulLifeMonths: number;
+  sourceInvoiceLine: SourceLine | null;
 }
 
 function invalid(path: string, message: string): AppError {
@@ -80,7 +88,47 @@ export function fixedAssetDetailsOf(input: FixedAssetInput): FixedAssetDetails {
     cost,
     salvageValue,
     usefulLifeMonths: input.usefulLifeMonths,
+    sourceInvoiceLine: input.sourceInvoiceLine ?? null,
   };
+}
+
+/** What the asset needs to know of the purchase line it names (null when the company has no such line). */
+export interface PurchaseLine {
+  kind: 'SALES' | 'PURCHASE';
+  status: 'DRAFT' | 'POSTED' | 'CANCELLED';
+  number: string | null;
+  accountCode: string;
+  /** The line's net amount in UZS (null while the invoice is a draft). */
+  netUzs: string | null;
+}
+
+/** A capital investment account (0800–0899): what a purchase of an asset debits before its commissioning. */
+const CAPITAL_INVESTMENT = /^08[0-9]{2}$/;
+
+/**
+ * The cost and the source account an asset takes from the purchase line it names, or the problem with the
+ * line: 400 `validation` at `/body/sourceInvoiceLine` (no such line, not a purchase, not a capital investment,
+ * another source account asked for, no cost), 409 `document-state` while the invoice is not posted.
+ */
+export function costFromLine(line: PurchaseLine | null, input: { cost?: string; sourceAccount?: string }): { cost: string; sourceAccount: string } {
+  const path = '/body/sourceInvoiceLine';
+  if (!line) throw invalid(path, 'names no line of an invoice of this company');
+  if (line.kind !== 'PURCHASE') throw invalid(path, 'is a line of a SALES invoice; an asset comes from a purchase');
+  if (line.status !== 'POSTED') {
+    throw new AppError('document-state', `The purchase invoice is ${line.status === 'DRAFT' ? 'a draft: post it first' : 'cancelled'}`, { documentStatus: line.status });
+  }
+  if (!CAPITAL_INVESTMENT.test(line.accountCode)) {
+    throw invalid(path, `posted to ${line.accountCode}, not to a capital investment account (0800–0899) that the commissioning credits`);
+  }
+  if (input.sourceAccount !== undefined && input.sourceAccount !== line.accountCode) {
+    throw invalid('/body/sourceAccount', `must be ${line.accountCode}, the account of the purchase line, or left out`);
+  }
+  return { cost: input.cost ?? line.netUzs!, sourceAccount: line.accountCode };
+}
+
+/** 400 at `/body/cost` when neither a cost nor a purchase line to take it from is given. */
+export function costRequired(): AppError {
+  return invalid('/body/cost', 'is required unless sourceInvoiceLine names the purchase it comes from');
 }
 
 /** The 400 for an account of the asset the chart does not allow, naming its field, or null when it does. */

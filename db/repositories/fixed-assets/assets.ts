@@ -1,6 +1,6 @@
 import { selectRows, type Db, type Statement, type Tx } from '../../connection';
 import type { CompanyScope } from '../organisation/companies';
-import type { FixedAssetDetails } from '../../../core/fixed-assets/assets';
+import type { FixedAssetDetails, PurchaseLine } from '../../../core/fixed-assets/assets';
 
 // Operations: listFixedAssets, createFixedAsset, getFixedAsset, updateFixedAsset, commissionFixedAsset,
 // disposeFixedAsset, getDepreciationSchedule, getFixedAssetRegister. The create is INSERT … ON CONFLICT DO NOTHING on the inventory number; the update
@@ -42,6 +42,8 @@ interface RawRow {
   disposed_on: string | null;
   disposal_entry_id: string | null;
   disposal_account: string | null;
+  source_invoice_id: string | null;
+  source_line_no: number | null;
   version: string;
   created_at: Date;
 }
@@ -49,9 +51,10 @@ interface RawRow {
 const COLUMNS = `id, inventory_number, name, asset_account, depreciation_account, expense_account, source_account, cost::text AS cost,
   salvage_value::text AS salvage_value, useful_life_months, status, to_char(commissioned_on, 'YYYY-MM-DD') AS commissioned_on, commissioning_entry_id,
   to_char(depreciated_through, 'YYYY-MM') AS depreciated_through, accumulated_depreciation::text AS accumulated_depreciation,
-  to_char(disposed_on, 'YYYY-MM-DD') AS disposed_on, disposal_entry_id, disposal_account, version, created_at`;
+  to_char(disposed_on, 'YYYY-MM-DD') AS disposed_on, disposal_entry_id, disposal_account, source_invoice_id, source_line_no, version, created_at`;
 
 /** The unique key that keeps an inventory number once per company. */
+export const SOURCE_LINE_KEY = 'fixed_assets_source_line_key';
 const INVENTORY_NUMBER_KEY = 'fixed_assets_inventory_number_key';
 
 const rowOf = (r: RawRow): FixedAssetRow => ({
@@ -65,6 +68,7 @@ const rowOf = (r: RawRow): FixedAssetRow => ({
   cost: r.cost,
   salvageValue: r.salvage_value,
   usefulLifeMonths: r.useful_life_months,
+  sourceInvoiceLine: r.source_invoice_id ? { invoiceId: r.source_invoice_id, lineNo: r.source_line_no! } : null,
   status: r.status,
   commissionedOn: r.commissioned_on,
   commissioningEntryId: r.commissioning_entry_id,
@@ -89,6 +93,8 @@ const fieldsOf = (d: FixedAssetDetails) => ({
   cost: d.cost,
   salvageValue: d.salvageValue,
   usefulLifeMonths: d.usefulLifeMonths,
+  sourceInvoiceId: d.sourceInvoiceLine?.invoiceId ?? null,
+  sourceLineNo: d.sourceInvoiceLine?.lineNo ?? null,
 });
 
 /** A page of the company's assets by inventory number; `status` null lists every one. */
@@ -119,9 +125,9 @@ export async function insertFixedAsset(tx: Tx, scope: CompanyScope, id: string, 
   const [row] = await selectRows<RawRow>(
     tx,
     `INSERT INTO fixed_assets (tenant_id, id, legal_entity_id, inventory_number, name, asset_account, depreciation_account, expense_account, source_account,
-                               cost, salvage_value, useful_life_months, version)
+                               cost, salvage_value, useful_life_months, source_invoice_id, source_line_no, version)
      VALUES (:tenantId, :id, :legalEntityId, :inventoryNumber, :name, :assetAccount, :depreciationAccount, :expenseAccount, :sourceAccount,
-             :cost, :salvageValue, :usefulLifeMonths, 1)
+             :cost, :salvageValue, :usefulLifeMonths, :sourceInvoiceId, :sourceLineNo, 1)
      ON CONFLICT ON CONSTRAINT ${INVENTORY_NUMBER_KEY} DO NOTHING
      RETURNING ${COLUMNS}`,
     { ...inCompany(scope), id, ...fieldsOf(details) },
@@ -145,7 +151,7 @@ export async function replaceFixedAsset(tx: Tx, scope: CompanyScope, id: string,
     tx,
     `UPDATE fixed_assets SET inventory_number = :inventoryNumber, name = :name, asset_account = :assetAccount, depreciation_account = :depreciationAccount,
             expense_account = :expenseAccount, source_account = :sourceAccount, cost = :cost, salvage_value = :salvageValue,
-            useful_life_months = :usefulLifeMonths, version = version + 1, updated_at = now()
+            useful_life_months = :usefulLifeMonths, source_invoice_id = :sourceInvoiceId, source_line_no = :sourceLineNo, version = version + 1, updated_at = now()
       WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId AND id = :id AND version = :expectedVersion AND status = 'DRAFT'
       RETURNING ${COLUMNS}`,
     { ...inCompany(scope), id, expectedVersion, ...fieldsOf(details) },
@@ -292,4 +298,37 @@ export async function registerAt(
     replacements,
   );
   return { rows, total: Number(totals!.total), cost: totals!.cost, accumulated: totals!.accumulated };
+}
+
+/** The invoice line an asset names, as the asset needs it; null when the company has no such line. */
+export async function purchaseLine(tx: Db, scope: CompanyScope, invoiceId: string, lineNo: number): Promise<PurchaseLine | null> {
+  const [row] = await selectRows<PurchaseLine>(
+    tx,
+    `SELECT i.kind, i.status, i.number, l.account_code AS "accountCode", l.net_uzs::text AS "netUzs"
+       FROM invoices i JOIN invoice_lines l ON l.tenant_id = i.tenant_id AND l.invoice_id = i.id
+      WHERE i.tenant_id = :tenantId AND i.legal_entity_id = :legalEntityId AND i.id = :invoiceId AND l.line_no = :lineNo`,
+    { ...inCompany(scope), invoiceId, lineNo },
+  );
+  return row ?? null;
+}
+
+/** Another asset that names the line, if any: its inventory number. */
+export async function assetOfLine(tx: Db, scope: CompanyScope, invoiceId: string, lineNo: number, exceptId: string): Promise<string | null> {
+  const [row] = await selectRows<{ inventory_number: string }>(
+    tx,
+    `SELECT inventory_number FROM fixed_assets
+      WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId AND source_invoice_id = :invoiceId AND source_line_no = :lineNo AND id <> :exceptId`,
+    { ...inCompany(scope), invoiceId, lineNo, exceptId },
+  );
+  return row?.inventory_number ?? null;
+}
+
+/** The assets whose cost comes from a line of the invoice: their inventory numbers with the line. */
+export async function assetsOfInvoice(tx: Db, scope: CompanyScope, invoiceId: string): Promise<Array<{ inventoryNumber: string; lineNo: number }>> {
+  return selectRows<{ inventoryNumber: string; lineNo: number }>(
+    tx,
+    `SELECT inventory_number AS "inventoryNumber", source_line_no AS "lineNo" FROM fixed_assets
+      WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId AND source_invoice_id = :invoiceId ORDER BY source_line_no, inventory_number`,
+    { ...inCompany(scope), invoiceId },
+  );
 }

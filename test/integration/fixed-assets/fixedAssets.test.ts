@@ -2,6 +2,7 @@ import { QueryTypes } from 'sequelize';
 import { startTestStack, type TestStack } from '../../helpers/stack';
 import { api, bearer, registerWorkspace, type Registered } from '../../helpers/clients';
 import { ledgerApi } from '../../helpers/ledger';
+import { aCounterparty, invoicesApi, purchaseBody, saveTaxSettings } from '../../helpers/invoices';
 import { withTenant } from '../../../db/connection';
 
 let stack: TestStack;
@@ -127,5 +128,53 @@ describe('fixed assets: the register', () => {
       type: QueryTypes.SELECT,
     });
     expect(entries).toEqual([{ n: 1 }]);
+  });
+});
+
+describe('fixed assets: the purchase a cost comes from', () => {
+  test('an asset names a line of a posted purchase on 0820: its cost the line\'s net in UZS, its source account the line\'s; one asset per line; the purchase cannot be cancelled under it', async () => {
+    const who = await registerWorkspace(stack);
+    await saveTaxSettings(stack, who);
+    const assets = assetsApi(who);
+    const invoices = invoicesApi(stack, who);
+    const supplier = await aCounterparty(stack, who);
+    const lines = [
+      { description: 'Laptop Dell Latitude', quantity: '2', unitPrice: '6000000.00', account: '0820' },
+      { description: 'Paper', quantity: '10', unitPrice: '50000.00', account: '1010' },
+    ];
+    const purchase = (await invoices.create(purchaseBody(supplier, '2026-02-05', 'INV-77', { lines })).expect(201)).body as { id: string };
+    const source = { invoiceId: purchase.id, lineNo: 1 };
+    const fromLine = { inventoryNumber: 'IT-010', name: 'Laptops', assetAccount: '0150', usefulLifeMonths: 36, sourceInvoiceLine: source };
+    // A draft purchase is not a cost yet.
+    expect((await assets.create(fromLine).expect(409)).body).toMatchObject({ type: '/problems/document-state' });
+    await invoices.post(purchase.id).expect(200);
+
+    const created = (await assets.create(fromLine).expect(201)).body;
+    expect(created).toMatchObject({ cost: '12000000.00', sourceAccount: '0820', sourceInvoiceLine: source, status: 'DRAFT' });
+    // One asset per line; the paper's line is no capital investment; a line that is not there; another source account.
+    expect((await assets.create({ ...fromLine, inventoryNumber: 'IT-011' }).expect(409)).body.type).toBe('/problems/conflict');
+    const paper = (await assets.create({ ...fromLine, inventoryNumber: 'IT-012', sourceInvoiceLine: { invoiceId: purchase.id, lineNo: 2 } }).expect(400)).body;
+    expect(paper).toMatchObject({ type: '/problems/validation', errors: [{ path: '/body/sourceInvoiceLine' }] });
+    expect(paper.errors[0].message).toContain('1010');
+    await assets.create({ ...fromLine, inventoryNumber: 'IT-013', sourceInvoiceLine: { invoiceId: purchase.id, lineNo: 3 } }).expect(400);
+    expect((await assets.create({ ...fromLine, inventoryNumber: 'IT-014', sourceAccount: '0810', sourceInvoiceLine: source }).expect(400)).body.errors[0].path).toBe('/body/sourceAccount');
+    // Without a line, a cost is required.
+    expect((await assets.create({ ...LAPTOP, cost: undefined }).expect(400)).body.errors[0].path).toBe('/body/cost');
+    // A cost given with the line stands (delivery and installation capitalised too).
+    const replaced = (await assets.update(created.id, { ...fromLine, cost: '12300000.00', expectedVersion: 1 }).expect(200)).body;
+    expect(replaced).toMatchObject({ cost: '12300000.00', sourceInvoiceLine: source, version: 2 });
+
+    // The purchase cannot be cancelled while an asset comes from it.
+    const refused = (await invoices.cancel(purchase.id, { requestId: crypto.randomUUID(), date: '2026-02-10', reason: 'wrong supplier' }).expect(409)).body;
+    expect(refused.type).toBe('/problems/document-state');
+    expect(refused.detail).toContain('line 1 is the cost of fixed asset IT-010');
+
+    // Commissioning credits the line's account for the cost: the purchase's 12 000 000.00 and 300 000.00 capitalised besides.
+    await assets.commission(created.id, { date: '2026-02-20', expectedVersion: 2 }).expect(200);
+    const tb = (await ledgerApi(stack, who).trialBalance('2026-02-28').expect(200)).body as { lines: Array<{ code: string; debit: string; credit: string }> };
+    expect(tb.lines.filter((l) => ['0150', '0820'].includes(l.code)).map((l) => [l.code, l.debit, l.credit])).toEqual([
+      ['0150', '12300000.00', '0.00'],
+      ['0820', '12000000.00', '12300000.00'],
+    ]);
   });
 });
