@@ -1890,7 +1890,8 @@ export interface paths {
          *     `depreciationAccount` for the depreciation accumulated, Dr `disposalAccount` (9210, disposal of fixed
          *     assets, unless said) for the net book value, Cr `assetAccount` for the cost. An asset disposed of in its
          *     commissioning month was never charged and leaves at cost. Proceeds, if any, are a SALES invoice whose
-         *     line credits the same disposal account, so that its balance is the gain or the loss.
+         *     line credits the same disposal account, so that its balance is the gain or the loss; each period close
+         *     moves 9210's balance to 9310 (a gain) or 9430 (a loss) in a system entry of kind DISPOSAL.
          *     409 `document-state` when the asset is a DRAFT or disposed of already, or a close has charged months
          *     after `date`; `stale-version` when expectedVersion is not the stored version.
          */
@@ -4986,10 +4987,10 @@ export interface components {
             description: string;
             reference: string | null;
             /**
-             * @description Extension: REVALUATION for the system entry a currency revaluation posts (never reversed: the next revaluation corrects it); YEAR_END_CLOSING for the closing entries a fiscal year's close posts (never reversed); DEPRECIATION for a month's depreciation a period close posts, dated the month's last day (never reversed)
+             * @description Extension: REVALUATION for the system entry a currency revaluation posts (never reversed: the next revaluation corrects it); YEAR_END_CLOSING for the closing entries a fiscal year's close posts (never reversed); DEPRECIATION for a month's depreciation a period close posts, dated the month's last day (never reversed); DISPOSAL for the result of fixed-asset disposals (9210) a period close moves to 9310 or 9430 on its date (never reversed)
              * @enum {string}
              */
-            kind: "POSTING" | "REVALUATION" | "YEAR_END_CLOSING" | "DEPRECIATION";
+            kind: "POSTING" | "REVALUATION" | "YEAR_END_CLOSING" | "DEPRECIATION" | "DISPOSAL";
             /** @description Extension: the invoice, payment or bank statement line (posted to an account) that posted the entry (its posting or its cancellation); null for an entry posted directly */
             source: {
                 /** @enum {string} */

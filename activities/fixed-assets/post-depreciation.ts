@@ -2,12 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Sequelize } from 'sequelize';
-import { selectBatch, withTenant, type Statement } from '../../db/connection';
+import { selectBatch, withTenant, type Statement, type Tx } from '../../db/connection';
 import { recordAuditEvent } from '../../db/repositories/audit/events';
 import { journalEntryEventStatement } from '../../db/repositories/webhooks/events';
 import { postJournalEntryStatement, postedEntryOf, type PostedLine } from '../../db/repositories/ledger/journal';
 import { lockLedgerState } from '../../db/repositories/ledger/period-closes';
-import { assetsToDepreciate, chargesStatement, recordDepreciation, type AssetCharge } from '../../db/repositories/fixed-assets/assets';
+import { accountBalanceThrough, assetsToDepreciate, chargesStatement, recordDepreciation, type AssetCharge } from '../../db/repositories/fixed-assets/assets';
+import { DEFAULT_DISPOSAL_ACCOUNT, GAIN_ACCOUNT, LOSS_ACCOUNT } from '../../core/fixed-assets/assets';
 import { addMonths, chargesDue, lastDayOf, monthOf } from '../../core/fixed-assets/depreciation';
 import { formatMinorUnits, toMinorUnits } from '../../core/ledger/money';
 import { requestHash, systemRequestId } from '../../core/ledger/journal';
@@ -58,6 +59,53 @@ function monthLines(month: MonthCharges): PostedLine[] {
     ...debits.map(([account, amount], i) => lineOf(i + 1, account, formatMinorUnits(amount), '0.00', 'Depreciation charge')),
     ...month.credits.map((line, i) => ({ ...line, lineNo: debits.length + i + 1 })),
   ];
+}
+
+/**
+ * Moves the balance of 9210 (the disposals' net book values against their proceeds) through the close's date to
+ * 9310 (a gain, a credit balance) or 9430 (a loss), in one DISPOSAL system entry on that date; nothing when it is
+ * zero, so a retry (which finds it moved) or a repeated close posts nothing.
+ */
+async function closeDisposalResult(tx: Tx, scope: { tenantId: string; legalEntityId: string }, input: PostDepreciationInput): Promise<void> {
+  const balance = await accountBalanceThrough(tx, scope, DEFAULT_DISPOSAL_ACCOUNT, input.closeDate);
+  if (balance === 0n) return;
+  const amount = formatMinorUnits(balance < 0n ? -balance : balance);
+  const gain = balance < 0n;
+  const lines: PostedLine[] = gain
+    ? [lineOf(1, DEFAULT_DISPOSAL_ACCOUNT, amount, '0.00', 'Gain on disposal of fixed assets'), lineOf(2, GAIN_ACCOUNT, '0.00', amount, 'Gain on disposal of fixed assets')]
+    : [lineOf(1, LOSS_ACCOUNT, amount, '0.00', 'Loss on disposal of fixed assets'), lineOf(2, DEFAULT_DISPOSAL_ACCOUNT, '0.00', amount, 'Loss on disposal of fixed assets')];
+  const [posted] = await selectBatch<Record<string, unknown>>(tx, [
+    postJournalEntryStatement(
+      scope,
+      {
+        id: randomUUID(),
+        entryDate: input.closeDate,
+        description: `Result of fixed-asset disposals through ${input.closeDate}: a ${gain ? 'gain' : 'loss'} of ${amount}`,
+        reference: null,
+        requestId: systemRequestId(`disposal-result:${input.legalEntityId}:${input.closeDate}:${input.closeId}`),
+        requestHash: requestHash({ disposalResult: input.closeDate, closeId: input.closeId }),
+        reversalOf: null,
+        total: amount,
+        postedByMembershipId: null,
+        correlationId: input.correlationId,
+        kind: 'DISPOSAL',
+      },
+      lines,
+    ),
+  ]);
+  const { number, postedAt, lockedThrough } = postedEntryOf(posted!);
+  if (!postedAt) throw ApplicationFailure.nonRetryable(`the ledger is closed through ${lockedThrough ?? input.closeDate}: the disposal result cannot be moved`, FailureType.PeriodClosed);
+  await recordAuditEvent(tx, { tenantId: input.tenantId }, {
+    action: 'fixed-asset.disposals-closed',
+    actorMembershipId: null,
+    actorDisplayName: 'Period close',
+    systemActor: true,
+    correlationId: input.correlationId,
+    subjectType: 'PERIOD_CLOSE',
+    subjectId: input.closeId,
+    ipAddress: null,
+    details: `entry #${number}: ${gain ? 'gain' : 'loss'} of ${amount} from ${DEFAULT_DISPOSAL_ACCOUNT} to ${gain ? GAIN_ACCOUNT : LOSS_ACCOUNT}`,
+  });
 }
 
 /** The activity of postDepreciationWorkflow (a child of closePeriodWorkflow). */
@@ -141,6 +189,7 @@ export function createPostDepreciationActivities({ db }: PostDepreciationDeps): 
           });
         }
         await recordDepreciation(tx, scope, charged);
+        await closeDisposalResult(tx, scope, input);
         return months;
       });
     } finally {

@@ -103,6 +103,7 @@ export function createJournalEntries({ db, companies, webhookEvents }: { db: Seq
       }
       if (current!.kind === 'YEAR_END_CLOSING') throw new AppError('entry-not-reversible', 'A year-end closing entry is not reversed: its year is closed');
       if (current!.kind === 'DEPRECIATION') throw new AppError('entry-not-reversible', 'A depreciation entry is not reversed: its month is closed with it');
+      if (current!.kind === 'DISPOSAL') throw new AppError('entry-not-reversible', 'A disposal result entry is not reversed: its period is closed with it');
       if (current!.source_type) {
         throw new AppError('entry-not-reversible', `The entry was posted by ${SOURCE_NAMES[current!.source_type]} (${current!.source_id}): cancel or undo it there instead, which reverses it`, {
           source: { type: current!.source_type, id: current!.source_id },

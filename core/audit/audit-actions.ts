@@ -59,6 +59,7 @@ export const AUDIT_ACTIONS = {
   'fixed-asset.commissioned': { category: 'FIXED_ASSETS', label: 'Fixed asset put in service', kind: 'CREATE' },
   'fixed-asset.depreciated': { category: 'FIXED_ASSETS', label: 'A month\'s depreciation posted by a period close', kind: 'CREATE' },
   'fixed-asset.disposed': { category: 'FIXED_ASSETS', label: 'Fixed asset disposed of', kind: 'UPDATE' },
+  'fixed-asset.disposals-closed': { category: 'FIXED_ASSETS', label: 'Result of fixed-asset disposals moved by a period close', kind: 'CREATE' },
   'invoice.created': { category: 'DOCUMENTS', label: 'Invoice drafted', kind: 'CREATE' },
   'invoice.updated': { category: 'DOCUMENTS', label: 'Draft invoice changed', kind: 'UPDATE' },
   'invoice.deleted': { category: 'DOCUMENTS', label: 'Draft invoice deleted', kind: 'DELETE' },

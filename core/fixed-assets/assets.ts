@@ -22,6 +22,9 @@ export const DEPRECIATION_ACCOUNT_OF: Readonly<Record<string, string>> = {
 export const DEFAULT_EXPENSE_ACCOUNT = '9420';
 /** Disposal of fixed assets: what takes a disposed asset's net book value unless the disposal says otherwise. */
 export const DEFAULT_DISPOSAL_ACCOUNT = '9210';
+/** Where a close moves a credit balance of 9210 (a gain on disposal) and a debit balance (a loss). */
+export const GAIN_ACCOUNT = '9310';
+export const LOSS_ACCOUNT = '9430';
 /** Capital investments in fixed assets: what a commissioning credits unless the asset says otherwise. */
 export const DEFAULT_SOURCE_ACCOUNT = '0820';
 

@@ -24,7 +24,7 @@ export interface EntryRow {
   request_hash: string;
   reversal_of: string | null;
   reversed_by: string | null;
-  kind: 'POSTING' | 'REVALUATION' | 'YEAR_END_CLOSING' | 'DEPRECIATION';
+  kind: 'POSTING' | 'REVALUATION' | 'YEAR_END_CLOSING' | 'DEPRECIATION' | 'DISPOSAL';
   source_type: EntrySourceType | null;
   source_id: string | null;
   total_debit: string;
@@ -66,7 +66,7 @@ export interface NewEntry {
   postedByMembershipId: string | null;
   correlationId: string;
   /** A system entry (REVALUATION, YEAR_END_CLOSING) marks every line as a system line (the database checks both at commit). */
-  kind?: 'POSTING' | 'REVALUATION' | 'YEAR_END_CLOSING' | 'DEPRECIATION';
+  kind?: 'POSTING' | 'REVALUATION' | 'YEAR_END_CLOSING' | 'DEPRECIATION' | 'DISPOSAL';
   /** The document that posts the entry (its posting, its cancellation), if any. */
   source?: { type: EntrySourceType; id: string } | null;
 }

@@ -2,6 +2,7 @@ import { QueryTypes } from 'sequelize';
 import { startTestStack, type TestStack } from '../../helpers/stack';
 import { api, bearer, registerWorkspace, type Registered } from '../../helpers/clients';
 import { allEntries, ledgerApi, waitForClose } from '../../helpers/ledger';
+import { aCounterparty, invoicesApi, salesBody, saveTaxSettings } from '../../helpers/invoices';
 
 let stack: TestStack;
 beforeAll(async () => {
@@ -219,5 +220,49 @@ describe('disposeFixedAsset: POST /api/v1/fixed-assets/{legalEntityId}/{assetId}
     expect(unknown).toMatchObject({ type: '/problems/unknown-account', errors: [{ path: '/body/disposalAccount' }] });
     await dispose(who, crypto.randomUUID(), { date: '2026-02-20', expectedVersion: 1 }).expect(404);
     expect(await asset(who, id)).toMatchObject({ status: 'IN_SERVICE', version: 2 });
+  });
+});
+
+describe('the result of disposals at the period close', () => {
+  test('when an asset is sold above its net book value, then the close moves the gain from 9210 to 9310; an asset scrapped later, the loss to 9430; nothing moves twice', async () => {
+    const who = await registerWorkspace(stack);
+    await saveTaxSettings(stack, who);
+    const ledger = ledgerApi(stack, who);
+    const invoices = invoicesApi(stack, who);
+    const sold = await commissioned(who, { inventoryNumber: 'G-1', name: 'Van', assetAccount: '0160', cost: '1200.00', usefulLifeMonths: 12 }, '2026-01-15');
+    const scrapped = await commissioned(who, { inventoryNumber: 'G-2', name: 'Printer', assetAccount: '0150', cost: '600.00', usefulLifeMonths: 6 }, '2026-01-15');
+    expect((await waitForClose(ledger, (await ledger.close('2026-01-31').expect(202)).body.id)).status).toBe('COMPLETED');
+    // Sold in February for 1 500.00: its net book value 1 100.00 to 9210, the proceeds credited to 9210.
+    await dispose(who, sold, { date: '2026-02-10', expectedVersion: 2 }).expect(200);
+    const buyer = await aCounterparty(stack, who);
+    const sale = (await invoices.create(salesBody(buyer, '2026-02-10', { lines: [{ description: 'Van G-1', quantity: '1', unitPrice: '1500.00', account: '9210', vatRate: null }] })).expect(201)).body;
+    await invoices.post(sale.id).expect(200);
+    expect((await waitForClose(ledger, (await ledger.close('2026-02-28').expect(202)).body.id)).status).toBe('COMPLETED');
+    const gain = (await allEntries(ledger)).filter((e) => e.kind === 'DISPOSAL');
+    expect(gain.map((e) => e.entryDate)).toEqual(['2026-02-28']);
+    expect((await ledger.get(gain[0]!.id).expect(200)).body.lines.map((l: Record<string, unknown>) => [l.accountCode, l.debit, l.credit])).toEqual([
+      ['9210', '400.00', '0.00'],
+      ['9310', '0.00', '400.00'],
+    ]);
+    expect((await ledger.reverse(gain[0]!.id, { requestId: crypto.randomUUID(), entryDate: '2026-03-01', reason: 'undo?' }).expect(409)).body.type).toBe('/problems/entry-not-reversible');
+
+    // Scrapped in March with no proceeds: a loss of its net book value.
+    const printer = await asset(who, scrapped);
+    await dispose(who, scrapped, { date: '2026-03-05', expectedVersion: printer.version }).expect(200);
+    expect((await waitForClose(ledger, (await ledger.close('2026-03-31').expect(202)).body.id)).status).toBe('COMPLETED');
+    const results = (await allEntries(ledger)).filter((e) => e.kind === 'DISPOSAL').sort((a, b) => a.entryDate.localeCompare(b.entryDate));
+    expect(results.map((e) => e.entryDate)).toEqual(['2026-02-28', '2026-03-31']);
+    expect((await ledger.get(results[1]!.id).expect(200)).body.lines.map((l: Record<string, unknown>) => [l.accountCode, l.debit, l.credit])).toEqual([
+      ['9430', '400.00', '0.00'],
+      ['9210', '0.00', '400.00'],
+    ]);
+    // 9210 is empty after each close; a later close has nothing to move.
+    const balance = await stack.admin.query<{ balance: string }>(
+      "SELECT coalesce(sum(debit - credit), 0)::numeric(20, 2)::text AS balance FROM journal_lines WHERE tenant_id = :t AND account_code = '9210'",
+      { replacements: { t: who.me.tenantId }, type: QueryTypes.SELECT },
+    );
+    expect(balance).toEqual([{ balance: '0.00' }]);
+    expect((await waitForClose(ledger, (await ledger.close('2026-04-30').expect(202)).body.id)).status).toBe('COMPLETED');
+    expect((await allEntries(ledger)).filter((e) => e.kind === 'DISPOSAL')).toHaveLength(2);
   });
 });
