@@ -4,7 +4,7 @@
 // Screenshots land in test/.tmp/screenshots (look at them when the section changes).
 import type { Page } from 'playwright-core';
 import type { TestStack } from '../../helpers/stack';
-import { clickFor, grouped, problemsOf, startBrowserStack, submitLogin, until, type BrowserStack } from '../../helpers/browser';
+import { clickFor, grouped, pick, problemsOf, startBrowserStack, submitLogin, until, type BrowserStack } from '../../helpers/browser';
 import { registerWorkspace } from '../../helpers/clients';
 import { ledgerApi, waitForClose } from '../../helpers/ledger';
 
@@ -53,9 +53,11 @@ describe('the fixed assets section in the console', () => {
     await page.waitForSelector('#fixed-asset-salvageValue-error:not([hidden])');
     expect(await page.getAttribute('#fixed-asset-form input[name=salvageValue]', 'aria-invalid')).toBe('true');
     await page.fill('#fixed-asset-form input[name=salvageValue]', '');
+    // Charged to selling expenses, chosen from the chart.
+    await pick(page.locator('#fixed-asset-form [data-field=expenseAccount] input[role=combobox]'), '9410', /^9410 /);
     const created = await clickFor(page, '#fixed-asset-form button[type=submit]', 'POST', /\/fixed-assets\/[^/]+$/);
     expect(created.status).toBe(201);
-    expect(sent.at(-1)).toEqual({ inventoryNumber: 'IT-001', name: 'Laptop', assetAccount: '0150', cost: '12000000', usefulLifeMonths: 60 });
+    expect(sent.at(-1)).toEqual({ inventoryNumber: 'IT-001', name: 'Laptop', assetAccount: '0150', cost: '12000000', usefulLifeMonths: 60, expenseAccount: '9410' });
     expect(await page.textContent('#alert')).toBe('Registered IT-001 Laptop as a draft: open it to put it in service.');
     await page.waitForSelector('#fixed-asset-list tr[data-id]');
     expect(await text(page, '#fixed-asset-list tr[data-id] .tag')).toBe('draft');
@@ -70,6 +72,7 @@ describe('the fixed assets section in the console', () => {
     expect(sent.at(-1)).toEqual({ date: '2026-01-31', expectedVersion: 1 });
     await page.waitForSelector('#commissioning-entry');
     expect(await text(page, '#fixed-asset-facts .tag')).toBe('in service');
+    expect(await text(page, '#fixed-asset-facts dd:nth-of-type(2)')).toBe('0150 · depreciation 0250 · expense 9410');
     expect(await page.locator('#fixed-asset-schedule tbody tr:first-child td:first-child').textContent()).toBe('2026-02');
 
     // A close of the quarter charges February and March; the card, drawn again, shows them.

@@ -6,6 +6,7 @@
 import { ProblemError, describe } from '../api.js';
 import { busy, clearAlert, h, showAlert } from '../dom.js';
 import { api, can, company } from '../session.js';
+import { accountPicker } from './account-picker.js';
 import { alignAmounts, failed, fieldProblems, money, problemType, table, today } from './common.js';
 import { FUNCTIONAL } from './currency.js';
 import { entryLinks } from './entry-links.js';
@@ -145,12 +146,13 @@ const fieldMaker = (places, prefix) =>
    * @param {string} label
    * @param {HTMLElement} control
    * @param {string} [hint]
+   * @param {HTMLElement} [focusable] the control problems mark, if not `control` (a picker's text box)
    */
-  (key, label, control, hint) => {
+  (key, label, control, hint, focusable = control) => {
     const hintLine = hint ? h('span', { class: 'hint', id: `${prefix}-${key}-hint` }, hint) : '';
     const error = h('span', { class: 'field-error', id: `${prefix}-${key}-error`, hidden: true });
-    control.setAttribute('aria-describedby', [hintLine ? `${prefix}-${key}-hint` : '', error.id].filter(Boolean).join(' '));
-    places.set(key, { controls: [control], error });
+    focusable.setAttribute('aria-describedby', [hintLine ? `${prefix}-${key}-hint` : '', error.id].filter(Boolean).join(' '));
+    places.set(key, { controls: [focusable], error });
     return h('div', { class: 'field', 'data-field': key }, h('label', {}, label, control), hintLine, error);
   };
 
@@ -168,6 +170,7 @@ function assetForm(added) {
   const cost = h('input', { name: 'cost', inputmode: 'decimal', autocomplete: 'off', class: 'amount' });
   const salvageValue = h('input', { name: 'salvageValue', inputmode: 'decimal', autocomplete: 'off', class: 'amount', placeholder: '0.00' });
   const usefulLifeMonths = h('input', { name: 'usefulLifeMonths', inputmode: 'numeric', autocomplete: 'off', class: 'months' });
+  const expenseAccount = accountPicker({ name: 'expenseAccount', label: 'Expense account' });
   const { show, clear } = fieldProblems(places);
 
   // The chart's fixed-asset accounts that are depreciated (0111–0190; land, 0110, is not).
@@ -189,6 +192,7 @@ function assetForm(added) {
     add('cost', !/^[0-9]+(\.[0-9]{1,2})?$/.test(cost.value.trim()) && 'The cost is an amount in UZS, e.g. 12000000 or 12000000.00.');
     add('salvageValue', Boolean(salvageValue.value.trim()) && !/^[0-9]+(\.[0-9]{1,2})?$/.test(salvageValue.value.trim()) && 'The salvage value is an amount in UZS, or empty for none.');
     add('usefulLifeMonths', !/^[1-9][0-9]*$/.test(usefulLifeMonths.value.trim()) && 'The useful life is a whole number of months, e.g. 60.');
+    add('expenseAccount', Boolean(expenseAccount.text()) && !/^[0-9]{4}$/.test(expenseAccount.value()) && `“${expenseAccount.text()}” is not an account of the chart; choose one from the list, or leave it empty.`);
     return problems;
   };
 
@@ -201,6 +205,8 @@ function assetForm(added) {
       field('cost', 'Cost (UZS)', cost),
       field('salvageValue', 'Salvage value (UZS)', salvageValue, 'What it is worth at the end; empty for none.'),
       field('usefulLifeMonths', 'Useful life (months)', usefulLifeMonths)),
+    h('div', { class: 'field-row' },
+      field('expenseAccount', 'Expense account', expenseAccount.element, 'What the monthly charge is debited to; left empty: 9420, administrative expenses.', expenseAccount.input)),
     h('div', { class: 'form-actions' },
       h('button', { type: 'submit' }, 'Register the asset'),
       h('button', { type: 'button', class: 'link', onclick: () => {
@@ -231,12 +237,14 @@ function assetForm(added) {
       cost: cost.value.trim(),
       ...(salvageValue.value.trim() ? { salvageValue: salvageValue.value.trim() } : {}),
       usefulLifeMonths: Number(usefulLifeMonths.value.trim()),
+      ...(expenseAccount.value() ? { expenseAccount: expenseAccount.value() } : {}),
     });
     void busy(form, async () => {
       try {
         await accountsRead;
         const { data } = /** @type {import('../api.js').Reply<'createFixedAsset'>} */ (await api('POST', assetsPath(), details));
         form.reset();
+        expenseAccount.choose(null);
         form.hidden = true;
         open.hidden = false;
         added(data);
