@@ -2227,6 +2227,37 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/ledger/{legalEntityId}/overview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * The company at a glance on a date, each figure as the report behind it has it
+         * @description What the console's overview shows, read in one transaction: `money`, the balances of the cash, bank and
+         *     foreign-currency accounts (5000–5299) per currency with their UZS carrying amounts (as the trial balance
+         *     has them); `receivables` and `payables` per currency, outstanding, the overdue part (past their due
+         *     date: the aging's buckets after "not due") and the advances (as the aging has them); `months`, revenue
+         *     (income accounts, credit less debit), expenses (expense accounts, debit less credit) and their result for
+         *     each of the twelve months ending with `asOf`'s month, year-end closing entries left out (as the turnover
+         *     sheet's income and expense accounts add up); the last completed close, the newest CBU rate stored, and
+         *     counts of what waits: draft invoices, posted invoices past their due date and not settled, bank lines
+         *     not matched yet (UNMATCHED or PROPOSED) and webhook deliveries that failed. `asOf` is today when left out.
+         */
+        get: operations["getCompanyOverview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/ledger/{legalEntityId}/trial-balance": {
         parameters: {
             query?: never;
@@ -4689,6 +4720,69 @@ export interface components {
             date: string;
             /** Format: int64 */
             expectedVersion: number;
+        };
+        OverviewSettlement: {
+            /** @example UZS */
+            currency: string;
+            /** @example 1250000.00 */
+            outstanding: string;
+            /**
+             * @description The part of outstanding past its due date
+             * @example 250000.00
+             */
+            overdue: string;
+            /** @example 0.00 */
+            advances: string;
+        };
+        CompanyOverview: {
+            /** Format: date */
+            asOf: string;
+            /** @description Per currency, UZS first */
+            money: {
+                /** @example USD */
+                currency: string;
+                /**
+                 * @description In the currency
+                 * @example 1500.00
+                 */
+                balance: string;
+                /**
+                 * @description In UZS
+                 * @example 19275000.00
+                 */
+                carryingAmount: string;
+            }[];
+            receivables: components["schemas"]["OverviewSettlement"][];
+            payables: components["schemas"]["OverviewSettlement"][];
+            /** @description Twelve months, the oldest first, ending with asOf's month (cut at asOf) */
+            months: {
+                month: string;
+                revenue: string;
+                expenses: string;
+                /** @description revenue − expenses */
+                result: string;
+            }[];
+            lastClose: {
+                /** Format: uuid */
+                id: string;
+                /** Format: date */
+                closeDate: string;
+            } | null;
+            /**
+             * Format: date
+             * @description The newest day a CBU rate is stored for
+             */
+            latestRateDate: string | null;
+            waiting: {
+                /** Format: int64 */
+                draftInvoices: number;
+                /** Format: int64 */
+                overdueInvoices: number;
+                /** Format: int64 */
+                unmatchedBankLines: number;
+                /** Format: int64 */
+                failedWebhookDeliveries: number;
+            };
         };
         FixedAssetDisposal: {
             /**
@@ -9593,6 +9687,37 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["ServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getCompanyOverview: {
+        parameters: {
+            query?: {
+                asOf?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The company (CompanyWorkspace.id) */
+                legalEntityId: components["parameters"]["LegalEntityId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Company overview */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CompanyOverview"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             500: components["responses"]["ServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };

@@ -13,6 +13,7 @@ import { createRevaluations } from './revaluations';
 import { createReports } from './reports';
 import { createLedgerExports } from './exports';
 import { createStatements } from './statements';
+import { createOverview } from './overview';
 
 export type LedgerOperation =
   | 'postJournalEntry'
@@ -29,7 +30,8 @@ export type LedgerOperation =
   | 'getTurnoverSheet'
   | 'getAccountStatement'
   | 'getBalanceSheet'
-  | 'getFinancialResults';
+  | 'getFinancialResults'
+  | 'getCompanyOverview';
 
 /** Journal entries, reversals, trial balances, period closes and currency revaluations of a company. */
 export function ledgerHandlers(deps: {
@@ -48,7 +50,13 @@ export function ledgerHandlers(deps: {
   const reports = createReports(deps.companies);
   const ledgerExports = createLedgerExports(deps.companies, deps.xlsxThreads);
   const statements = createStatements(deps.companies);
+  const overview = createOverview(deps.companies);
   return {
+    getCompanyOverview: memberOperation(async ({ principal, params, query }) => ({
+      status: 200,
+      body: await overview.getCompanyOverview(principal, params.legalEntityId, query.asOf ?? new Date().toISOString().slice(0, 10)),
+    })),
+
     postJournalEntry: memberOperation(async ({ principal, params, body, ctx }) => {
       const { entry } = await entries.postJournalEntry(principal, params.legalEntityId, body, ctx);
       const location = deps.index.pathOf('getJournalEntry', { legalEntityId: params.legalEntityId, entryId: entry.id });

@@ -213,6 +213,7 @@ const OPERATIONS: Array<[string, string[], Call]> = [
   ['getDepreciationSchedule', READERS, () => api(stack).get(`/api/v1/fixed-assets/${owner.me.company.id}/${randomUUID()}/schedule`)],
   ['disposeFixedAsset', WRITERS, () => api(stack).post(`/api/v1/fixed-assets/${owner.me.company.id}/${randomUUID()}/disposal`).send({ date: '2025-02-01', expectedVersion: 1 })],
   ['getFixedAssetRegister', READERS, () => api(stack).get(`/api/v1/ledger/${owner.me.company.id}/reports/fixed-assets`).query({ asOf: '2025-02-28' })],
+  ['getCompanyOverview', READERS, () => api(stack).get(`/api/v1/ledger/${owner.me.company.id}/overview`).query({ asOf: '2025-02-28' })],
   ['getAgingReport', READERS, () => api(stack).get(`/api/v1/ledger/${owner.me.company.id}/reports/aging`).query({ asOf: '2025-02-28', side: 'RECEIVABLE' })],
   ['listAuditEvents', AUDITORS, () => api(stack).get('/api/v1/audit-events')],
   ['listAuditActors', AUDITORS, () => api(stack).get('/api/v1/audit-events/actors')],

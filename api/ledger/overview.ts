@@ -1,0 +1,110 @@
+import Decimal from 'decimal.js';
+import { cumulativeThrough } from '../../db/repositories/ledger/period-closes';
+import { monthlyResults, waitingCounts } from '../../db/repositories/ledger/overview';
+import { agingRows, type AgingRow } from '../../db/repositories/payments/aging';
+import { DEFAULT_DOCUMENT_ACCOUNTS } from '../../core/invoices/invoices';
+import { currencyDecimals, formatForeignAmount, FUNCTIONAL_CURRENCY } from '../../core/ledger/currency';
+import { formatMinorUnits, formatUnits, numericToMinorUnits, numericToUnits } from '../../core/ledger/money';
+import { addMonths, monthOf } from '../../core/fixed-assets/depreciation';
+import type { Principal } from '../http/context';
+import type { Schemas } from '../http/operation-handler';
+import type { CompanyScopes } from '../organisation/company-scope';
+
+type Overview = Schemas['CompanyOverview'];
+type Settlement = Schemas['OverviewSettlement'];
+
+/** The cash, bank and foreign-currency accounts (5000–5299): the money the company holds. */
+const isMoneyAccount = (code: string) => code >= '5000' && code <= '5299';
+
+/** The aging's rows summed per currency, each amount in its currency's decimals as the aging writes its totals. */
+function settlementTotals(rows: AgingRow[]): Settlement[] {
+  const sums = new Map<string, { outstanding: bigint; overdue: bigint; advances: bigint }>();
+  for (const row of rows) {
+    const places = currencyDecimals(row.currency);
+    const units = (value: string) => numericToUnits(value, places);
+    const sum = sums.get(row.currency) ?? { outstanding: 0n, overdue: 0n, advances: 0n };
+    sum.outstanding += units(row.outstanding);
+    sum.overdue += units(row.days_1_to_30) + units(row.days_31_to_60) + units(row.days_61_to_90) + units(row.over_90);
+    sum.advances += units(row.advances);
+    sums.set(row.currency, sum);
+  }
+  return [...sums]
+    .sort(([a], [b]) => (a === FUNCTIONAL_CURRENCY ? -1 : b === FUNCTIONAL_CURRENCY ? 1 : a.localeCompare(b)))
+    .map(([currency, s]) => {
+      const places = currencyDecimals(currency);
+      return { currency, outstanding: formatUnits(s.outstanding, places), overdue: formatUnits(s.overdue, places), advances: formatUnits(s.advances, places) };
+    });
+}
+
+/** The company at a glance: figures of the trial balance, the aging and the turnovers, and what waits. */
+export function createOverview(companies: CompanyScopes) {
+  async function getCompanyOverview(principal: Principal, legalEntityId: string, asOf: string): Promise<Overview> {
+    const accounts = DEFAULT_DOCUMENT_ACCOUNTS;
+    const lastMonth = monthOf(asOf);
+    const firstMonth = addMonths(lastMonth, -11);
+    return companies.read(principal, legalEntityId, async (tx, scope) => {
+      const { base, rows } = await cumulativeThrough(tx, scope, asOf, {});
+      const receivable = await agingRows(tx, scope, {
+        asOf,
+        kind: 'SALES',
+        direction: 'IN',
+        settlementAccount: accounts.receivable,
+        advanceAccount: accounts.advancesReceived,
+        settlementSign: 1,
+      });
+      const payable = await agingRows(tx, scope, {
+        asOf,
+        kind: 'PURCHASE',
+        direction: 'OUT',
+        settlementAccount: accounts.payable,
+        advanceAccount: accounts.advancesPaid,
+        settlementSign: -1,
+      });
+      const results = new Map((await monthlyResults(tx, scope, { from: `${firstMonth}-01`, to: asOf })).map((r) => [r.month, r]));
+      const waiting = await waitingCounts(tx, scope, asOf);
+
+      // Money per currency: UZS lines as they are, foreign lines in their currency with their carrying amount.
+      const money = new Map<string, { balance: Decimal; carrying: bigint }>();
+      for (const r of rows) {
+        if (!isMoneyAccount(r.account_code)) continue;
+        const currency = r.currency ?? FUNCTIONAL_CURRENCY;
+        const sum = money.get(currency) ?? { balance: new Decimal(0), carrying: 0n };
+        const carrying = numericToMinorUnits(r.debit_total) - numericToMinorUnits(r.credit_total);
+        sum.carrying += carrying;
+        sum.balance = sum.balance.plus(r.currency === null ? new Decimal(formatMinorUnits(carrying)) : new Decimal(r.currency_balance ?? '0'));
+        money.set(currency, sum);
+      }
+
+      const months = Array.from({ length: 12 }, (_, i) => addMonths(firstMonth, i)).map((month) => {
+        const r = results.get(month);
+        const revenue = r ? numericToMinorUnits(r.revenue) : 0n;
+        const expenses = r ? numericToMinorUnits(r.expenses) : 0n;
+        return { month, revenue: formatMinorUnits(revenue), expenses: formatMinorUnits(expenses), result: formatMinorUnits(revenue - expenses) };
+      });
+
+      return {
+        asOf,
+        money: [...money]
+          .sort(([a], [b]) => (a === FUNCTIONAL_CURRENCY ? -1 : b === FUNCTIONAL_CURRENCY ? 1 : a.localeCompare(b)))
+          .map(([currency, m]) => ({
+            currency,
+            balance: currency === FUNCTIONAL_CURRENCY ? formatMinorUnits(m.carrying) : formatForeignAmount(m.balance.toFixed(), currency),
+            carryingAmount: formatMinorUnits(m.carrying),
+          })),
+        receivables: settlementTotals(receivable),
+        payables: settlementTotals(payable),
+        months,
+        lastClose: base ? { id: base.id, closeDate: base.closeDate } : null,
+        latestRateDate: waiting.latest_rate_date,
+        waiting: {
+          draftInvoices: Number(waiting.draft_invoices),
+          overdueInvoices: Number(waiting.overdue_invoices),
+          unmatchedBankLines: Number(waiting.unmatched_bank_lines),
+          failedWebhookDeliveries: Number(waiting.failed_webhook_deliveries),
+        },
+      };
+    });
+  }
+
+  return { getCompanyOverview };
+}

@@ -1,0 +1,65 @@
+import { selectRows, type Db } from '../../connection';
+import type { LedgerScope } from './journal';
+
+// Operation: getCompanyOverview. What the overview adds to the reports it shares figures with (the trial
+// balance's cumulative totals, the aging's rows): revenue and expenses per month by the accounts' types, and
+// the counts of what waits. Raw SQL: aggregates over the journal and the documents.
+
+export interface MonthResultRow {
+  /** 'YYYY-MM'. */
+  month: string;
+  revenue: string;
+  expenses: string;
+}
+
+/**
+ * Per month of `from`..`to`, income accounts' credit less debit and expense accounts' debit less credit (the
+ * accounts' types from the company's chart), without the year-end closing entries; months without lines are
+ * left out.
+ */
+export function monthlyResults(tx: Db, scope: LedgerScope, range: { from: string; to: string }): Promise<MonthResultRow[]> {
+  return selectRows<MonthResultRow>(
+    tx,
+    `WITH types AS (
+       SELECT coalesce(g.code, c.code) AS code, coalesce(g.type, c.type) AS type
+         FROM global_accounts g
+         FULL JOIN (SELECT code, type FROM company_accounts WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId) c ON c.code = g.code
+     )
+     SELECT to_char(l.entry_date, 'YYYY-MM') AS month,
+            coalesce(sum(l.credit - l.debit) FILTER (WHERE t.type = 'INCOME'), 0)::numeric(20, 2)::text AS revenue,
+            coalesce(sum(l.debit - l.credit) FILTER (WHERE t.type = 'EXPENSE'), 0)::numeric(20, 2)::text AS expenses
+       FROM journal_lines l JOIN types t ON t.code = l.account_code AND t.type IN ('INCOME', 'EXPENSE')
+      WHERE l.tenant_id = :tenantId AND l.legal_entity_id = :legalEntityId AND l.entry_date BETWEEN CAST(:from AS date) AND CAST(:to AS date)
+        AND (NOT l.system_line OR NOT EXISTS (SELECT 1 FROM journal_entries e WHERE e.tenant_id = l.tenant_id AND e.id = l.entry_id AND e.kind = 'YEAR_END_CLOSING'))
+      GROUP BY 1
+      ORDER BY 1`,
+    { ...scope, from: range.from, to: range.to },
+  );
+}
+
+export interface WaitingRow {
+  draft_invoices: string;
+  overdue_invoices: string;
+  unmatched_bank_lines: string;
+  failed_webhook_deliveries: string;
+  latest_rate_date: string | null;
+}
+
+/**
+ * What waits on `asOf`: the company's draft invoices, its posted invoices past their due date that are not
+ * settled (as allocated now), its bank lines not matched, the workspace's failed webhook deliveries; and the
+ * newest day a CBU rate is stored for.
+ */
+export async function waitingCounts(tx: Db, scope: LedgerScope, asOf: string): Promise<WaitingRow> {
+  const [row] = await selectRows<WaitingRow>(
+    tx,
+    `SELECT (SELECT count(*) FROM invoices WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId AND status = 'DRAFT') AS draft_invoices,
+            (SELECT count(*) FROM invoices WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId AND status = 'POSTED'
+                AND due_date < CAST(:asOf AS date) AND allocated < total_gross) AS overdue_invoices,
+            (SELECT count(*) FROM bank_lines WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId AND status <> 'MATCHED') AS unmatched_bank_lines,
+            (SELECT count(*) FROM webhook_deliveries WHERE tenant_id = :tenantId AND state = 'FAILED') AS failed_webhook_deliveries,
+            (SELECT to_char(max(effective_date), 'YYYY-MM-DD') FROM exchange_rates WHERE source = 'CBU') AS latest_rate_date`,
+    { ...scope, asOf },
+  );
+  return row!;
+}
