@@ -4733,6 +4733,19 @@ export interface components {
             overdue: string;
             /** @example 0.00 */
             advances: string;
+            /**
+             * @description The aging's buckets, as its totals have them
+             * @example 1000000.00
+             */
+            notDue: string;
+            /** @example 250000.00 */
+            days1to30: string;
+            /** @example 0.00 */
+            days31to60: string;
+            /** @example 0.00 */
+            days61to90: string;
+            /** @example 0.00 */
+            over90: string;
         };
         CompanyOverview: {
             /** Format: date */

@@ -16,23 +16,33 @@ type Settlement = Schemas['OverviewSettlement'];
 /** The cash, bank and foreign-currency accounts (5000–5299): the money the company holds. */
 const isMoneyAccount = (code: string) => code >= '5000' && code <= '5299';
 
+const BUCKETS = [
+  ['notDue', 'not_due'],
+  ['days1to30', 'days_1_to_30'],
+  ['days31to60', 'days_31_to_60'],
+  ['days61to90', 'days_61_to_90'],
+  ['over90', 'over_90'],
+  ['outstanding', 'outstanding'],
+  ['advances', 'advances'],
+] as const;
+
 /** The aging's rows summed per currency, each amount in its currency's decimals as the aging writes its totals. */
 function settlementTotals(rows: AgingRow[]): Settlement[] {
-  const sums = new Map<string, { outstanding: bigint; overdue: bigint; advances: bigint }>();
+  const sums = new Map<string, bigint[]>();
   for (const row of rows) {
     const places = currencyDecimals(row.currency);
-    const units = (value: string) => numericToUnits(value, places);
-    const sum = sums.get(row.currency) ?? { outstanding: 0n, overdue: 0n, advances: 0n };
-    sum.outstanding += units(row.outstanding);
-    sum.overdue += units(row.days_1_to_30) + units(row.days_31_to_60) + units(row.days_61_to_90) + units(row.over_90);
-    sum.advances += units(row.advances);
+    const sum = sums.get(row.currency) ?? BUCKETS.map(() => 0n);
+    BUCKETS.forEach(([, column], i) => (sum[i]! += numericToUnits(row[column], places)));
     sums.set(row.currency, sum);
   }
   return [...sums]
     .sort(([a], [b]) => (a === FUNCTIONAL_CURRENCY ? -1 : b === FUNCTIONAL_CURRENCY ? 1 : a.localeCompare(b)))
-    .map(([currency, s]) => {
+    .map(([currency, sum]) => {
       const places = currencyDecimals(currency);
-      return { currency, outstanding: formatUnits(s.outstanding, places), overdue: formatUnits(s.overdue, places), advances: formatUnits(s.advances, places) };
+      const amounts = Object.fromEntries(BUCKETS.map(([field], i) => [field, formatUnits(sum[i]!, places)])) as Record<(typeof BUCKETS)[number][0], string>;
+      // Past the due date: every bucket after "not due".
+      const overdue = sum[1]! + sum[2]! + sum[3]! + sum[4]!;
+      return { currency, ...amounts, overdue: formatUnits(overdue, places) };
     });
 }
 

@@ -76,6 +76,16 @@ export function webRoutes(options: { publicUrl: string; baseDomain: string }): R
     if (host.kind === 'tenant' && tenantPaths.has(req.path)) return send(res, pages.tenant);
     return next();
   });
+  // The chart library of the overview (uPlot), from our own origin: the package's ES module and its style sheet.
+  const uplotDir = path.dirname(require.resolve('uplot/package.json'));
+  const vendor = new Map([
+    ['/app/vendor/uplot.js', { file: path.join(uplotDir, 'dist', 'uPlot.esm.js'), type: 'text/javascript' }],
+    ['/app/vendor/uplot.css', { file: path.join(uplotDir, 'dist', 'uPlot.min.css'), type: 'text/css' }],
+  ]);
+  router.get([...vendor.keys()], (req: Request, res: Response) => {
+    const { file, type } = vendor.get(req.path)!;
+    res.set({ ...PAGE_HEADERS, 'Cache-Control': 'no-cache' }).type(type).sendFile(file);
+  });
   router.use(
     '/app',
     express.static(path.join(dir, 'app'), {

@@ -79,12 +79,21 @@ describe('getCompanyOverview: GET /api/v1/ledger/{legalEntityId}/overview', () =
           currency: t.currency,
           outstanding: t.outstanding,
           advances: t.advances,
+          notDue: t.notDue,
+          days1to30: t.days1to30,
+          days31to60: t.days31to60,
+          days61to90: t.days61to90,
+          over90: t.over90,
           overdue: formatMinorUnits(['days1to30', 'days31to60', 'days61to90', 'over90'].reduce((s, k) => s + numericToMinorUnits(t[k]!), 0n)),
         })),
       );
     }
-    expect(overview.receivables).toEqual([{ currency: 'UZS', outstanding: '2241120.00', overdue: '2240000.00', advances: '0.00' }]);
-    expect(overview.payables).toEqual([{ currency: 'UZS', outstanding: '1120.00', overdue: '1120.00', advances: '0.00' }]);
+    expect(overview.receivables).toEqual([
+      { currency: 'UZS', outstanding: '2241120.00', overdue: '2240000.00', advances: '0.00', notDue: '1120.00', days1to30: '0.00', days31to60: '2240000.00', days61to90: '0.00', over90: '0.00' },
+    ]);
+    expect(overview.payables).toEqual([
+      { currency: 'UZS', outstanding: '1120.00', overdue: '1120.00', advances: '0.00', notDue: '0.00', days1to30: '1120.00', days31to60: '0.00', days61to90: '0.00', over90: '0.00' },
+    ]);
 
     // Months: twelve, to March 2013; each the turnover sheet's income and expense accounts of the month.
     expect(overview.months.map((m: { month: string }) => m.month)).toEqual([

@@ -54,6 +54,12 @@ describe('the console overview', () => {
       month.month,
       ...[month.revenue, month.expenses, month.result].map((a) => `${grouped(a)} UZS`),
     ]);
+    // The charts: uPlot from our own origin, one canvas each, with their legends; each a link to its report.
+    await page.waitForSelector('#chart-months canvas');
+    await page.waitForSelector('#chart-aging canvas');
+    expect(await page.locator('#chart-months .u-legend .u-series th').allTextContents()).toEqual(expect.arrayContaining(['Revenue', 'Expenses']));
+    expect(await page.evaluate("document.querySelector('#chart-months canvas').width > 0 && document.querySelector('#chart-aging canvas').height > 0")).toBe(true);
+    expect(await page.getAttribute('a.chart-link:has(#chart-aging)', 'href')).toBe('#aging');
     await web.shot(page, '05-console-overview');
     // A figure opens its section.
     await page.click('#waiting-drafts');
@@ -61,4 +67,15 @@ describe('the console overview', () => {
     await page.waitForSelector('#section-invoices');
     expect(problemsOf(page)).toEqual([]);
   }, 90_000);
+
+  test('when the chart library cannot be loaded, the figures and the months are all there, without charts', async () => {
+    const user = await registerWorkspace(stack);
+    const page = await web.newPage();
+    await page.route('**/app/vendor/uplot.js', (route) => route.abort());
+    await submitLogin(web, page, user);
+    await page.waitForSelector('#overview-months tbody tr');
+    expect(await page.locator('#overview-months tbody tr').count()).toBe(12);
+    expect(await page.locator('#money-none').count()).toBe(1);
+    expect(await page.locator('#overview-charts canvas').count()).toBe(0);
+  }, 60_000);
 });

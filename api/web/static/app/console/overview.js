@@ -1,7 +1,9 @@
 // @ts-check
 // #overview: the company at a glance (getCompanyOverview): money per currency, who owes us and whom we owe
 // with the overdue part, revenue and expenses of the last twelve months, what waits, the last close and the
-// newest rate; each figure links to the section it comes from. The workspace and the caller's roles below it.
+// newest rate; each figure links to the section it comes from. Two charts, drawn with uPlot (served from our
+// own origin, loaded only here): revenue and expenses by month, receivables by days past due. The page is whole
+// without them: the table and the figures hold every number. The workspace and the caller's roles below it.
 import { h } from '../dom.js';
 import { api, can, company, me } from '../session.js';
 import { alignAmounts, failed, money, table, today } from './common.js';
@@ -30,6 +32,82 @@ const settlement = (items, label, id) =>
     ? [figure(id, label, 'nothing', 'aging')]
     : items.map((s) => figure(`${id}-${s.currency}`, label, money(s.outstanding, s.currency), 'aging', /^0(\.0+)?$/.test(s.overdue) ? 'none overdue' : `overdue ${s.overdue}`));
 
+const BUCKETS = /** @type {const} */ ([['notDue', 'not due'], ['days1to30', '1–30 days'], ['days31to60', '31–60'], ['days61to90', '61–90'], ['over90', 'over 90']]);
+
+/**
+ * uPlot from our own origin, its style sheet added once; null when it cannot be loaded (the page stands without it).
+ * @returns {Promise<any>}
+ */
+async function chartLibrary() {
+  try {
+    const where = '/app/vendor/uplot.js';
+    const loaded = /** @type {{ default: any }} */ (await import(where));
+    if (!document.querySelector('link[data-charts]')) document.head.append(h('link', { rel: 'stylesheet', href: '/app/vendor/uplot.css', 'data-charts': '' }));
+    return loaded.default;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A bar chart in `place`: one bar per label and series. Amounts are drawn as numbers (a bar's height needs no
+ * exactness); the figures and the table beside it are the decimal strings themselves.
+ * @param {any} uPlot
+ * @param {HTMLElement} place
+ * @param {string[]} labels
+ * @param {{ label: string, color: string, values: string[] }[]} series
+ * @param {string} across what the labels are, the legend's first entry
+ */
+function bars(uPlot, place, labels, series, across) {
+  const xs = labels.map((_, i) => i);
+  const width = Math.max(320, Math.min(place.parentElement?.clientWidth ?? 600, 1040));
+  // Side by side: with two series, the first to the left of each label and the second to its right.
+  const share = series.length === 1 ? 0.6 : 0.4;
+  return new uPlot({
+    width,
+    height: 220,
+    legend: { show: true },
+    cursor: { drag: { x: false, y: false } },
+    scales: { x: { time: false, range: [-0.5, labels.length - 0.5] } },
+    axes: [
+      { splits: () => xs, values: (/** @type {unknown} */ _u, /** @type {number[]} */ splits) => splits.map((i) => labels[i] ?? '') },
+      { size: 80, values: (/** @type {unknown} */ _u, /** @type {number[]} */ ticks) => ticks.map((t) => (Math.abs(t) >= 1e6 ? `${(t / 1e6).toFixed(1)} M` : String(t))) },
+    ],
+    series: [
+      { label: across, value: (/** @type {unknown} */ _u, /** @type {number | null} */ i) => (i === null ? '--' : labels[i] ?? '--') },
+      ...series.map((s, i) => ({
+        label: s.label,
+        stroke: s.color,
+        fill: `${s.color}99`,
+        paths: uPlot.paths.bars({ size: [share, 60], align: series.length === 1 ? 0 : i === 0 ? -1 : 1 }),
+        points: { show: false },
+      })),
+    ],
+  }, [xs, ...series.map((s) => s.values.map(Number))], place);
+}
+
+/**
+ * The charts, drawn once uPlot is there; each is a link to the report behind it.
+ * @param {Schemas['CompanyOverview']} o
+ * @param {HTMLElement} place
+ */
+async function drawCharts(o, place) {
+  const uPlot = await chartLibrary();
+  if (!uPlot) return;
+  const months = h('div', { id: 'chart-months', class: 'chart' });
+  const ages = h('div', { id: 'chart-aging', class: 'chart' });
+  const receivable = o.receivables.find((r) => r.currency === 'UZS');
+  place.replaceChildren(
+    h('a', { href: '#turnover-sheet', class: 'chart-link', 'aria-label': 'Revenue and expenses by month: open the turnover sheet' }, h('h2', {}, 'Revenue and expenses'), months),
+    receivable ? h('a', { href: '#aging', class: 'chart-link', 'aria-label': 'Receivables by days past due: open the aging' }, h('h2', {}, 'Owed to us, by days past due'), ages) : '',
+  );
+  bars(uPlot, months, o.months.map((m) => m.month.slice(2).replace('-', '/')), [
+    { label: 'Revenue', color: '#1d6b3a', values: o.months.map((m) => m.revenue) },
+    { label: 'Expenses', color: '#a32020', values: o.months.map((m) => m.expenses) },
+  ], 'Month');
+  if (receivable) bars(uPlot, ages, BUCKETS.map(([, label]) => label), [{ label: 'UZS', color: '#1f5fbf', values: BUCKETS.map(([field]) => receivable[field]) }], 'Past due');
+}
+
 /** @param {Schemas['CompanyOverview']} o */
 function drawOverview(o) {
   const rows = o.months.map((m) => h('tr', { 'data-month': m.month },
@@ -53,6 +131,7 @@ function drawOverview(o) {
       figure('waiting-webhooks', 'Failed webhook deliveries', String(w.failedWebhookDeliveries), null),
       figure('last-close', 'Closed through', o.lastClose ? o.lastClose.closeDate : 'no close yet', 'periods'),
       figure('latest-rate', 'CBU rates of', o.latestRateDate ?? 'none stored', null)),
+    h('div', { class: 'charts', id: 'overview-charts' }),
     h('h2', {}, 'The last twelve months'),
     months,
   ];
@@ -71,6 +150,7 @@ export async function overview(body) {
   try {
     const { data } = /** @type {import('../api.js').Reply<'getCompanyOverview'>} */ (await api('GET', `/api/v1/ledger/${company()}/overview?${new URLSearchParams({ asOf: today() })}`));
     out.replaceChildren(h('p', { class: 'hint' }, `As of ${data.asOf}.`), ...drawOverview(data));
+    await drawCharts(data, /** @type {HTMLElement} */ (out.querySelector('#overview-charts')));
   } catch (err) {
     failed(out, err);
   }
