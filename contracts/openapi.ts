@@ -2245,7 +2245,8 @@ export interface paths {
          *     date: the aging's buckets after "not due") and the advances (as the aging has them); `months`, revenue
          *     (income accounts, credit less debit), expenses (expense accounts, debit less credit) and their result for
          *     each of the twelve months ending with `asOf`'s month, year-end closing entries left out (as the turnover
-         *     sheet's income and expense accounts add up); the last completed close, the newest CBU rate stored, and
+         *     sheet's income and expense accounts add up); `vat`, the output and input VAT of `asOf`'s month through
+         *     `asOf` and the VAT due (as the VAT register's `ledgerVat` of each side); the last completed close, the newest CBU rate stored, and
          *     counts of what waits: draft invoices, posted invoices past their due date and not settled, bank lines
          *     not matched yet (UNMATCHED or PROPOSED) and webhook deliveries that failed. `asOf` is today when left out.
          */
@@ -4775,6 +4776,16 @@ export interface components {
                 /** @description revenue − expenses */
                 result: string;
             }[];
+            /** @description The VAT of asOf's month through asOf from the invoices' entries, as the VAT register's ledgerVat of each side reads it */
+            vat: {
+                month: string;
+                /** @description Output VAT (6410) of the sales */
+                output: string;
+                /** @description Input VAT (4410) of the purchases */
+                input: string;
+                /** @description output − input; negative when the purchases carry more */
+                due: string;
+            };
             lastClose: {
                 /** Format: uuid */
                 id: string;

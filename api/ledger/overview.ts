@@ -1,6 +1,6 @@
 import Decimal from 'decimal.js';
 import { cumulativeThrough } from '../../db/repositories/ledger/period-closes';
-import { monthlyResults, waitingCounts } from '../../db/repositories/ledger/overview';
+import { invoiceVat, monthlyResults, waitingCounts } from '../../db/repositories/ledger/overview';
 import { agingRows, type AgingRow } from '../../db/repositories/payments/aging';
 import { DEFAULT_DOCUMENT_ACCOUNTS } from '../../core/invoices/invoices';
 import { currencyDecimals, formatForeignAmount, FUNCTIONAL_CURRENCY } from '../../core/ledger/currency';
@@ -72,6 +72,9 @@ export function createOverview(companies: CompanyScopes) {
       });
       const results = new Map((await monthlyResults(tx, scope, { from: `${firstMonth}-01`, to: asOf })).map((r) => [r.month, r]));
       const waiting = await waitingCounts(tx, scope, asOf);
+      const vat = await invoiceVat(tx, scope, { from: `${lastMonth}-01`, to: asOf, outputVat: accounts.outputVat, inputVat: accounts.inputVat });
+      const output = numericToMinorUnits(vat.output);
+      const input = numericToMinorUnits(vat.input);
 
       // Money per currency: UZS lines as they are, foreign lines in their currency with their carrying amount.
       const money = new Map<string, { balance: Decimal; carrying: bigint }>();
@@ -104,6 +107,7 @@ export function createOverview(companies: CompanyScopes) {
         receivables: settlementTotals(receivable),
         payables: settlementTotals(payable),
         months,
+        vat: { month: lastMonth, output: formatMinorUnits(output), input: formatMinorUnits(input), due: formatMinorUnits(output - input) },
         lastClose: base ? { id: base.id, closeDate: base.closeDate } : null,
         latestRateDate: waiting.latest_rate_date,
         waiting: {

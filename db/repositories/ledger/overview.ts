@@ -63,3 +63,22 @@ export async function waitingCounts(tx: Db, scope: LedgerScope, asOf: string): P
   );
   return row!;
 }
+
+/**
+ * The VAT of `from`..`to` from the entries invoices posted, as the VAT register's `ledgerVat` reads it: the
+ * output VAT account's credit less debit, the input VAT account's debit less credit.
+ */
+export async function invoiceVat(tx: Db, scope: LedgerScope, range: { from: string; to: string; outputVat: string; inputVat: string }): Promise<{ output: string; input: string }> {
+  const [row] = await selectRows<{ output: string; input: string }>(
+    tx,
+    `SELECT coalesce(sum(l.credit - l.debit) FILTER (WHERE l.account_code = :outputVat), 0)::numeric(20, 2)::text AS output,
+            coalesce(sum(l.debit - l.credit) FILTER (WHERE l.account_code = :inputVat), 0)::numeric(20, 2)::text AS input
+       FROM journal_lines l
+       JOIN journal_entries e ON e.tenant_id = l.tenant_id AND e.id = l.entry_id AND e.entry_date = l.entry_date
+      WHERE l.tenant_id = :tenantId AND l.legal_entity_id = :legalEntityId AND l.account_code IN (:outputVat, :inputVat)
+        AND l.entry_date BETWEEN CAST(:from AS date) AND CAST(:to AS date)
+        AND e.legal_entity_id = :legalEntityId AND e.source_type = 'INVOICE' AND e.entry_date BETWEEN CAST(:from AS date) AND CAST(:to AS date)`,
+    { ...scope, ...range },
+  );
+  return row!;
+}

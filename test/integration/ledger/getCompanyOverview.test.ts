@@ -112,6 +112,13 @@ describe('getCompanyOverview: GET /api/v1/ledger/{legalEntityId}/overview', () =
     expect(overview.months.at(-2)).toMatchObject({ month: '2013-02', expenses: '200000.00' });
     expect(overview.months[0]).toEqual({ month: '2012-04', revenue: '0.00', expenses: '0.00', result: '0.00' });
 
+    // VAT of the month: the VAT register's ledgerVat of each side, output less input.
+    const vatOf = async (month: string, side: 'SALES' | 'PURCHASES') =>
+      ((await api(stack).get(`/api/v1/ledger/${who.me.company.id}/reports/vat-register`).query({ month, side }).set(...bearer(who.accessToken)).expect(200)).body as { ledgerVat: string }).ledgerVat;
+    expect(overview.vat).toEqual({ month: '2013-03', output: await vatOf('2013-03', 'SALES'), input: await vatOf('2013-03', 'PURCHASES'), due: '120.00' });
+    const february = (await overviewOf(who, '2013-02-28').expect(200)).body;
+    expect(february.vat).toEqual({ month: '2013-02', output: await vatOf('2013-02', 'SALES'), input: await vatOf('2013-02', 'PURCHASES'), due: '-120.00' });
+
     expect(overview.lastClose).toMatchObject({ closeDate: '2013-01-31' });
     expect(overview.latestRateDate).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     expect(overview.waiting).toEqual({ draftInvoices: 1, overdueInvoices: 2, unmatchedBankLines: 0, failedWebhookDeliveries: 0 });

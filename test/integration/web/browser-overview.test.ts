@@ -44,6 +44,9 @@ describe('the console overview', () => {
     expect(await text('#receivables-UZS .figure-value')).toBe(`${grouped(expected.receivables[0].outstanding)} UZS`);
     expect(await text('#payables-UZS .figure-value')).toBe(`${grouped(expected.payables[0].outstanding)} UZS`);
     expect(await page.getAttribute('#receivables-UZS', 'href')).toBe('#aging');
+    expect(await text('#vat-due .figure-value')).toBe(`${grouped(expected.vat.due)} UZS`);
+    expect(expected.vat).toMatchObject({ output: '360000.00', input: '120.00', due: '359880.00' });
+    expect(await page.getAttribute('#vat-due', 'href')).toBe('#vat-register');
     expect(await text('#waiting-drafts .figure-value')).toBe('1');
     expect(await page.getAttribute('#waiting-drafts', 'href')).toBe('#invoices');
     // Twelve months, this one last with its revenue and expenses.

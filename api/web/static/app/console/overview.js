@@ -1,6 +1,6 @@
 // @ts-check
 // #overview: the company at a glance (getCompanyOverview): money per currency, who owes us and whom we owe
-// with the overdue part, revenue and expenses of the last twelve months, what waits, the last close and the
+// with the overdue part, the month's VAT due, revenue and expenses of the last twelve months, what waits, the last close and the
 // newest rate; each figure links to the section it comes from. Two charts, drawn with uPlot (served from our
 // own origin, loaded only here): revenue and expenses by month, receivables by days past due. The page is whole
 // without them: the table and the figures hold every number. The workspace and the caller's roles below it.
@@ -123,7 +123,8 @@ function drawOverview(o) {
     h('section', { class: 'figures', 'aria-label': 'Money' },
       ...(o.money.length === 0 ? [figure('money-none', 'Money', 'no balance yet', 'trial-balance')] : o.money.map((m) => figure(`money-${m.currency}`, m.currency === 'UZS' ? 'Cash and bank' : `In ${m.currency}`, money(m.balance, m.currency), 'trial-balance', m.currency === 'UZS' ? undefined : `${m.carryingAmount} UZS`))),
       ...settlement(o.receivables, 'Owed to us', 'receivables'),
-      ...settlement(o.payables, 'We owe', 'payables')),
+      ...settlement(o.payables, 'We owe', 'payables'),
+      figure('vat-due', `VAT due for ${o.vat.month}`, money(o.vat.due, 'UZS'), 'vat-register', `output ${o.vat.output}, input ${o.vat.input}`)),
     h('section', { class: 'figures waiting', 'aria-label': 'What waits' },
       figure('waiting-drafts', 'Draft invoices', String(w.draftInvoices), 'invoices'),
       figure('waiting-overdue', 'Invoices overdue', String(w.overdueInvoices), 'aging'),
