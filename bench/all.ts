@@ -32,8 +32,10 @@
 //      half as many lines too (BENCH_BANK_LINES, BENCH_BANK_INVOICES as for npm run bench:bank-import).
 //  15. the close of a month for a company with 10,000 fixed assets in service beside a company without any:
 //      the close's time and its depreciation step's (BENCH_ASSETS as for npm run bench:fixed-assets).
+//  16. the company overview over 1,000,000 journal lines and 100,000 invoices beside the trial balance of the
+//      same day (BENCH_OVERVIEW_LINES, BENCH_OVERVIEW_INVOICES as for npm run bench:overview).
 // BENCH_ONLY picks sections: reads,sql,posting,foreign,steps,hashing,revaluation,reports,exports,cluster,
-// invoice-posting,aging,vat-register,bank-import,fixed-assets (all by default; BENCH_REPORT_LINES sets the lines of sections 8 and 9).
+// invoice-posting,aging,vat-register,bank-import,fixed-assets,overview (all by default; BENCH_REPORT_LINES sets the lines of sections 8 and 9).
 // Start the service with the request-rate limits raised, and the password hashes one client address may
 // have at once (the workspaces are registered eight at a time, all from this address; they would stop the load):
 //   RATE_LIMIT_MAGIC_LINK_PER_IP=1000000/3600 RATE_LIMIT_REGISTER_PER_IP=1000000/600 \
@@ -69,6 +71,7 @@ import { AGING_AS_OF, measureAging, measureInvoicePosting } from './documents';
 import { measureVatRegister } from './vat-register';
 import { measureBankImport } from './bank-import';
 import { measureFixedAssetClose } from './fixed-assets';
+import { measureOverview } from './overview';
 
 const STEPS = Number(process.env.BENCH_STEPS ?? 10);
 const WORKFLOWS = Number(process.env.BENCH_WORKFLOWS ?? 200);
@@ -527,12 +530,27 @@ async function fixedAssetClose(): Promise<void> {
   show(`15. The month-end close with fixed assets (child workflow depreciation-<company>-<date>), beside the close of a company without assets`);
 }
 
+async function companyOverview(): Promise<void> {
+  const r = await measureOverview();
+  rows.push(
+    { row: 'trial balance at the year end (floor)', measured: `p50 ${r.trialBalance.p50} ms, p95 ${r.trialBalance.p95} ms`, floor: '', ratio: '1×', target: '' },
+    {
+      row: `company overview (${r.lines} lines, ${r.invoices} invoices)`,
+      measured: `p50 ${r.overview.p50} ms, p95 ${r.overview.p95} ms`,
+      floor: `${r.trialBalance.p95} ms`,
+      ratio: `${(r.overview.p95 / r.trialBalance.p95).toFixed(2)}×`,
+      target: 'p95 ≤ 300 ms',
+    },
+  );
+  show(`16. The company overview over a year of journal lines and the aging's invoices (loaded in ${r.loadSeconds.toFixed(0)} s), one request at a time`);
+}
+
 async function main(): Promise<void> {
   await requireRunningApi();
   const bin = ensureWrk();
   console.log(`Benchmarks against ${BASE}, Node ${process.version}, ${new Date().toISOString()}`);
   const ws = await workspace();
-  const only = (process.env.BENCH_ONLY ?? 'reads,sql,posting,foreign,steps,hashing,revaluation,reports,exports,cluster,invoice-posting,aging,vat-register,bank-import,fixed-assets').split(',');
+  const only = (process.env.BENCH_ONLY ?? 'reads,sql,posting,foreign,steps,hashing,revaluation,reports,exports,cluster,invoice-posting,aging,vat-register,bank-import,fixed-assets,overview').split(',');
   // Sections 8 and 9 run first, on the API as it started: an export's memory is then its own, not what the
   // other sections' load left in the process (password hashing's native memory, the heap of 32 connections).
   if (only.includes('reports') || only.includes('exports')) {
@@ -552,6 +570,7 @@ async function main(): Promise<void> {
   if (only.includes('vat-register')) await vatRegister();
   if (only.includes('bank-import')) await bankImport();
   if (only.includes('fixed-assets')) await fixedAssetClose();
+  if (only.includes('overview')) await companyOverview();
   if (only.includes('cluster')) await clusterScaling(bin);
 }
 

@@ -88,7 +88,7 @@ async function invoiceEntryLines(company: DocumentCompany): Promise<EntryLine[]>
 }
 
 /** Runs `work` in one transaction of the owner role, in the workspace's tenant (row-level security is forced on the owner too). */
-async function inTenant<T>(ws: Workspace, work: (run: (sql: string, extra?: Record<string, unknown>) => Promise<Array<Record<string, unknown>>>) => Promise<T>): Promise<T> {
+export async function inTenant<T>(ws: Workspace, work: (run: (sql: string, extra?: Record<string, unknown>) => Promise<Array<Record<string, unknown>>>) => Promise<T>): Promise<T> {
   const owner = createSequelize(config.database.ownerUrl, { poolMax: 1 });
   try {
     return await owner.transaction(async (tx: Transaction) => {
