@@ -2246,7 +2246,8 @@ export interface paths {
          *     (income accounts, credit less debit), expenses (expense accounts, debit less credit) and their result for
          *     each of the twelve months ending with `asOf`'s month, year-end closing entries left out (as the turnover
          *     sheet's income and expense accounts add up); `vat`, the output and input VAT of `asOf`'s month through
-         *     `asOf` and the VAT due (as the VAT register's `ledgerVat` of each side); the last completed close, the newest CBU rate stored, and
+         *     `asOf` and the VAT due (as the VAT register's `ledgerVat` of each side); `cash`, the money accounts' UZS
+         *     balance at the end of each of the 90 days ending with `asOf`; the last completed close, the newest CBU rate stored, and
          *     counts of what waits: draft invoices, posted invoices past their due date and not settled, bank lines
          *     not matched yet (UNMATCHED or PROPOSED) and webhook deliveries that failed. `asOf` is today when left out.
          */
@@ -4775,6 +4776,12 @@ export interface components {
                 expenses: string;
                 /** @description revenue − expenses */
                 result: string;
+            }[];
+            /** @description The money accounts' (5000–5299) UZS carrying balance at the end of each of the 90 days ending with asOf, the oldest first */
+            cash: {
+                /** Format: date */
+                date: string;
+                balance: string;
             }[];
             /** @description The VAT of asOf's month through asOf from the invoices' entries, as the VAT register's ledgerVat of each side reads it */
             vat: {

@@ -1,11 +1,12 @@
 import Decimal from 'decimal.js';
 import { cumulativeThrough } from '../../db/repositories/ledger/period-closes';
-import { invoiceVat, monthlyResults, waitingCounts } from '../../db/repositories/ledger/overview';
+import { dailyMoneyTurnovers, invoiceVat, monthlyResults, waitingCounts } from '../../db/repositories/ledger/overview';
 import { agingRows, type AgingRow } from '../../db/repositories/payments/aging';
 import { DEFAULT_DOCUMENT_ACCOUNTS } from '../../core/invoices/invoices';
 import { currencyDecimals, formatForeignAmount, FUNCTIONAL_CURRENCY } from '../../core/ledger/currency';
 import { formatMinorUnits, formatUnits, numericToMinorUnits, numericToUnits } from '../../core/ledger/money';
 import { addMonths, monthOf } from '../../core/fixed-assets/depreciation';
+import { dayBefore, FIRST_DATE } from '../../core/shared/calendar';
 import type { Principal } from '../http/context';
 import type { Schemas } from '../http/operation-handler';
 import type { CompanyScopes } from '../organisation/company-scope';
@@ -14,6 +15,9 @@ type Overview = Schemas['CompanyOverview'];
 type Settlement = Schemas['OverviewSettlement'];
 
 /** The cash, bank and foreign-currency accounts (5000–5299): the money the company holds. */
+/** How many days the cash curve covers, asOf's the last. */
+const CASH_DAYS = 90;
+
 const isMoneyAccount = (code: string) => code >= '5000' && code <= '5299';
 
 const BUCKETS = [
@@ -73,6 +77,10 @@ export function createOverview(companies: CompanyScopes) {
       const results = new Map((await monthlyResults(tx, scope, { from: `${firstMonth}-01`, to: asOf })).map((r) => [r.month, r]));
       const waiting = await waitingCounts(tx, scope, asOf);
       const vat = await invoiceVat(tx, scope, { from: `${lastMonth}-01`, to: asOf, outputVat: accounts.outputVat, inputVat: accounts.inputVat });
+      // asOf and the days before it, latest first (never before the calendar's first day).
+      const days: string[] = [];
+      for (let day = asOf; days.length < CASH_DAYS && day >= FIRST_DATE; day = dayBefore(day)) days.push(day);
+      const daily = new Map((await dailyMoneyTurnovers(tx, scope, { from: days.at(-1)!, to: asOf })).map((d) => [d.day, numericToMinorUnits(d.net)]));
       const output = numericToMinorUnits(vat.output);
       const input = numericToMinorUnits(vat.input);
 
@@ -87,6 +95,16 @@ export function createOverview(companies: CompanyScopes) {
         sum.balance = sum.balance.plus(r.currency === null ? new Decimal(formatMinorUnits(carrying)) : new Decimal(r.currency_balance ?? '0'));
         money.set(currency, sum);
       }
+
+      // The money accounts' UZS balance at the end of each of the last CASH_DAYS days: back from asOf's, each
+      // day's the next day's less that day's net turnover.
+      let closing = [...money.values()].reduce((sum, m) => sum + m.carrying, 0n);
+      const cash = days.map((date) => {
+        const point = { date, balance: formatMinorUnits(closing) };
+        closing -= daily.get(date) ?? 0n;
+        return point;
+      });
+      cash.reverse();
 
       const months = Array.from({ length: 12 }, (_, i) => addMonths(firstMonth, i)).map((month) => {
         const r = results.get(month);
@@ -107,6 +125,7 @@ export function createOverview(companies: CompanyScopes) {
         receivables: settlementTotals(receivable),
         payables: settlementTotals(payable),
         months,
+        cash,
         vat: { month: lastMonth, output: formatMinorUnits(output), input: formatMinorUnits(input), due: formatMinorUnits(output - input) },
         lastClose: base ? { id: base.id, closeDate: base.closeDate } : null,
         latestRateDate: waiting.latest_rate_date,

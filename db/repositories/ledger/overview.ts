@@ -82,3 +82,16 @@ export async function invoiceVat(tx: Db, scope: LedgerScope, range: { from: stri
   );
   return row!;
 }
+
+/** Per day of `from`..`to` with lines on them, the money accounts' (5000–5299) debit less credit in UZS. */
+export function dailyMoneyTurnovers(tx: Db, scope: LedgerScope, range: { from: string; to: string }): Promise<Array<{ day: string; net: string }>> {
+  return selectRows<{ day: string; net: string }>(
+    tx,
+    `SELECT to_char(entry_date, 'YYYY-MM-DD') AS day, sum(debit - credit)::numeric(20, 2)::text AS net
+       FROM journal_lines
+      WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId AND account_code BETWEEN '5000' AND '5299'
+        AND entry_date BETWEEN CAST(:from AS date) AND CAST(:to AS date)
+      GROUP BY entry_date`,
+    { ...scope, ...range },
+  );
+}

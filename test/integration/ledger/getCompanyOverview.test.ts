@@ -119,6 +119,17 @@ describe('getCompanyOverview: GET /api/v1/ledger/{legalEntityId}/overview', () =
     const february = (await overviewOf(who, '2013-02-28').expect(200)).body;
     expect(february.vat).toEqual({ month: '2013-02', output: await vatOf('2013-02', 'SALES'), input: await vatOf('2013-02', 'PURCHASES'), due: '-120.00' });
 
+    // Cash: 90 days to asOf, each day's balance the trial balance's 5000–5299 of that day; the last, the money's.
+    expect(overview.cash).toHaveLength(90);
+    expect(overview.cash[0].date).toBe('2013-01-01');
+    expect(overview.cash.at(-1)).toEqual({ date: asOf, balance: formatMinorUnits(carrying) });
+    for (const day of ['2013-01-04', '2013-01-05', '2013-01-10', '2013-02-14', '2013-02-25']) {
+      const lines = ((await ledger.trialBalance(day).expect(200)).body as { lines: TrialBalanceLine[] }).lines.filter((l) => l.code >= '5000' && l.code <= '5299');
+      const balance = lines.reduce((s, l) => s + numericToMinorUnits(l.debit) - numericToMinorUnits(l.credit), 0n);
+      expect(overview.cash.find((c: { date: string }) => c.date === day)).toEqual({ date: day, balance: formatMinorUnits(balance) });
+    }
+    expect(overview.cash.find((c: { date: string }) => c.date === '2013-01-04').balance).toBe('0.00');
+
     expect(overview.lastClose).toMatchObject({ closeDate: '2013-01-31' });
     expect(overview.latestRateDate).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     expect(overview.waiting).toEqual({ draftInvoices: 1, overdueInvoices: 2, unmatchedBankLines: 0, failedWebhookDeliveries: 0 });

@@ -60,6 +60,8 @@ describe('the console overview', () => {
     // The charts: uPlot from our own origin, one canvas each, with their legends; each a link to its report.
     await page.waitForSelector('#chart-months canvas');
     await page.waitForSelector('#chart-aging canvas');
+    await page.waitForSelector('#chart-cash canvas');
+    expect(await page.getAttribute('a.chart-link:has(#chart-cash)', 'href')).toBe('#trial-balance');
     expect(await page.locator('#chart-months .u-legend .u-series th').allTextContents()).toEqual(expect.arrayContaining(['Revenue', 'Expenses']));
     expect(await page.evaluate("document.querySelector('#chart-months canvas').width > 0 && document.querySelector('#chart-aging canvas').height > 0")).toBe(true);
     expect(await page.getAttribute('a.chart-link:has(#chart-aging)', 'href')).toBe('#aging');

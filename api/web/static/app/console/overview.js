@@ -2,7 +2,8 @@
 // #overview: the company at a glance (getCompanyOverview): money per currency, who owes us and whom we owe
 // with the overdue part, the month's VAT due, revenue and expenses of the last twelve months, what waits, the last close and the
 // newest rate; each figure links to the section it comes from. Two charts, drawn with uPlot (served from our
-// own origin, loaded only here): revenue and expenses by month, receivables by days past due. The page is whole
+// own origin, loaded only here): revenue and expenses by month, receivables by days past due, cash over the last
+// 90 days. The page is whole
 // without them: the table and the figures hold every number. The workspace and the caller's roles below it.
 import { h } from '../dom.js';
 import { api, can, company, me } from '../session.js';
@@ -32,7 +33,7 @@ const settlement = (items, label, id) =>
     ? [figure(id, label, 'nothing', 'aging')]
     : items.map((s) => figure(`${id}-${s.currency}`, label, money(s.outstanding, s.currency), 'aging', /^0(\.0+)?$/.test(s.overdue) ? 'none overdue' : `overdue ${s.overdue}`));
 
-const BUCKETS = /** @type {const} */ ([['notDue', 'not due'], ['days1to30', '1–30 days'], ['days31to60', '31–60'], ['days61to90', '61–90'], ['over90', 'over 90']]);
+const BUCKETS = /** @type {const} */ ([['notDue', 'not due'], ['days1to30', '1–30'], ['days31to60', '31–60'], ['days61to90', '61–90'], ['over90', 'over 90']]);
 
 /**
  * uPlot from our own origin, its style sheet added once; null when it cannot be loaded (the page stands without it).
@@ -50,6 +51,12 @@ async function chartLibrary() {
 }
 
 /**
+ * The width a chart drawn in `place` has: its card's, less the card's padding.
+ * @param {HTMLElement} place
+ */
+const chartWidth = (place) => Math.max(240, Math.min((place.parentElement?.clientWidth ?? 600) - 28, 1040));
+
+/**
  * A bar chart in `place`: one bar per label and series. Amounts are drawn as numbers (a bar's height needs no
  * exactness); the figures and the table beside it are the decimal strings themselves.
  * @param {any} uPlot
@@ -60,7 +67,9 @@ async function chartLibrary() {
  */
 function bars(uPlot, place, labels, series, across) {
   const xs = labels.map((_, i) => i);
-  const width = Math.max(320, Math.min(place.parentElement?.clientWidth ?? 600, 1040));
+  const width = chartWidth(place);
+  // A label under every bar while they fit, else under every other one.
+  const every = width / labels.length < 44 ? 2 : 1;
   // Side by side: with two series, the first to the left of each label and the second to its right.
   const share = series.length === 1 ? 0.6 : 0.4;
   return new uPlot({
@@ -70,7 +79,7 @@ function bars(uPlot, place, labels, series, across) {
     cursor: { drag: { x: false, y: false } },
     scales: { x: { time: false, range: [-0.5, labels.length - 0.5] } },
     axes: [
-      { splits: () => xs, values: (/** @type {unknown} */ _u, /** @type {number[]} */ splits) => splits.map((i) => labels[i] ?? '') },
+      { splits: () => xs, values: (/** @type {unknown} */ _u, /** @type {number[]} */ splits) => splits.map((i) => ((labels.length - 1 - i) % every === 0 ? labels[i] ?? '' : '')) },
       { size: 80, values: (/** @type {unknown} */ _u, /** @type {number[]} */ ticks) => ticks.map((t) => (Math.abs(t) >= 1e6 ? `${(t / 1e6).toFixed(1)} M` : String(t))) },
     ],
     series: [
@@ -95,12 +104,21 @@ async function drawCharts(o, place) {
   const uPlot = await chartLibrary();
   if (!uPlot) return;
   const months = h('div', { id: 'chart-months', class: 'chart' });
+  const cash = h('div', { id: 'chart-cash', class: 'chart' });
   const ages = h('div', { id: 'chart-aging', class: 'chart' });
   const receivable = o.receivables.find((r) => r.currency === 'UZS');
   place.replaceChildren(
     h('a', { href: '#turnover-sheet', class: 'chart-link', 'aria-label': 'Revenue and expenses by month: open the turnover sheet' }, h('h2', {}, 'Revenue and expenses'), months),
     receivable ? h('a', { href: '#aging', class: 'chart-link', 'aria-label': 'Receivables by days past due: open the aging' }, h('h2', {}, 'Owed to us, by days past due'), ages) : '',
+    h('a', { href: '#trial-balance', class: 'chart-link', 'aria-label': 'Cash and bank over the last 90 days: open the trial balance' }, h('h2', {}, 'Cash and bank, the last 90 days (UZS)'), cash),
   );
+  new uPlot({
+    width: chartWidth(cash),
+    height: 220,
+    cursor: { drag: { x: false, y: false } },
+    axes: [{}, { size: 80, values: (/** @type {unknown} */ _u, /** @type {number[]} */ ticks) => ticks.map((t) => (Math.abs(t) >= 1e6 ? `${(t / 1e6).toFixed(1)} M` : String(t))) }],
+    series: [{ label: 'Day' }, { label: 'UZS', stroke: '#1f5fbf', fill: '#1f5fbf22', width: 2, points: { show: false } }],
+  }, [o.cash.map((c) => Date.parse(`${c.date}T00:00:00Z`) / 1000), o.cash.map((c) => Number(c.balance))], cash);
   bars(uPlot, months, o.months.map((m) => m.month.slice(2).replace('-', '/')), [
     { label: 'Revenue', color: '#1d6b3a', values: o.months.map((m) => m.revenue) },
     { label: 'Expenses', color: '#a32020', values: o.months.map((m) => m.expenses) },
