@@ -29,10 +29,10 @@ async function loadEntries(ws: Workspace, lines: number): Promise<number> {
     // Even entries a sale for cash (Dr 5110 / Cr 9020), odd ones an expense paid (Dr 9420 / Cr 5110), 1.00 to 50,000.99.
     await run(
       `CREATE TEMP TABLE bulk_entries ON COMMIT DROP AS
-       SELECT gen_random_uuid() AS id, CAST(:first AS bigint) + g - 1 AS number, DATE '2024-01-01' + (g * 13) % 366 AS d,
+       SELECT gen_random_uuid() AS id, CAST(:first AS bigint) + g - 1 AS number, DATE '2024-01-01' + CAST((g * 13) % 366 AS integer) AS d,
               round((100 + (g * 7919) % 5000000) / 100.0, 2) AS amount,
               CASE WHEN g % 2 = 0 THEN '5110' ELSE '9420' END AS debit_code, CASE WHEN g % 2 = 0 THEN '9020' ELSE '5110' END AS credit_code
-         FROM generate_series(1, :n) g`,
+         FROM generate_series(CAST(1 AS bigint), CAST(:n AS bigint)) g`,
       { n: entries, first: Number(numbers!.first) },
     );
     await run(
