@@ -1,5 +1,6 @@
 // getCompanyOverview: each figure as the report behind it has it, for a company with a quarter of documents
-// (dated 2013: this file's CBU rate is its own).
+// (dated 2013, in GBP, a currency whose CBU rates only this file stores: other files store USD rates on random
+// days of 2013, which January's close would revalue at).
 import { startTestStack, type TestStack } from '../../helpers/stack';
 import { api, bearer, registerWorkspace, type Registered } from '../../helpers/clients';
 import { entryBody, ledgerApi, waitForClose } from '../../helpers/ledger';
@@ -32,10 +33,10 @@ describe('getCompanyOverview: GET /api/v1/ledger/{legalEntityId}/overview', () =
     const ledger = ledgerApi(stack, who);
     const invoices = invoicesApi(stack, who);
     const payments = paymentsApi(stack, who);
-    await storeCbuRate(stack, 'USD', '2013-01-09', '1950.00');
+    await storeCbuRate(stack, 'GBP', '2013-01-09', '1950.00');
     await ledger.post(entryBody('2013-01-05', [{ accountCode: '5110', debit: '10000000.00' }, { accountCode: '8330', credit: '10000000.00' }])).expect(201);
     await ledger
-      .post(entryBody('2013-01-10', [{ accountCode: '5210', debit: '1950000.00', currency: 'USD', currencyAmount: '1000' }, { accountCode: '8330', credit: '1950000.00' }] as never))
+      .post(entryBody('2013-01-10', [{ accountCode: '5210', debit: '1950000.00', currency: 'GBP', currencyAmount: '1000' }, { accountCode: '8330', credit: '1950000.00' }] as never))
       .expect(201);
     await ledger.post(entryBody('2013-02-14', [{ accountCode: '9420', debit: '200000.00' }, { accountCode: '5110', credit: '200000.00' }])).expect(201);
     const customer = await aCounterparty(stack, who);
@@ -68,7 +69,7 @@ describe('getCompanyOverview: GET /api/v1/ledger/{legalEntityId}/overview', () =
     ]);
     expect(overview.money.map((m: { currency: string; balance: string }) => [m.currency, m.balance])).toEqual([
       ['UZS', '10920000.00'],
-      ['USD', '1000.00'],
+      ['GBP', '1000.00'],
     ]);
 
     // Receivables and payables: the aging's totals, overdue its buckets past due.
@@ -108,7 +109,9 @@ describe('getCompanyOverview: GET /api/v1/ledger/{legalEntityId}/overview', () =
       const expenses = sum('EXPENSE', -1n);
       expect(m).toEqual({ month: m.month, revenue: formatMinorUnits(revenue), expenses: formatMinorUnits(expenses), result: formatMinorUnits(revenue - expenses) });
     }
+    // January's close revalues the GBP at the rate stored on 9 January: no difference, the sale's 3 000 000.00.
     expect(overview.months.at(-3)).toMatchObject({ month: '2013-01', revenue: '3000000.00' });
+    expect(overview.months.at(-1)).toMatchObject({ month: '2013-03', revenue: '1000.00', expenses: '0.00', result: '1000.00' });
     expect(overview.months.at(-2)).toMatchObject({ month: '2013-02', expenses: '200000.00' });
     expect(overview.months[0]).toEqual({ month: '2012-04', revenue: '0.00', expenses: '0.00', result: '0.00' });
 
