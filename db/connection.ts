@@ -129,7 +129,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 function opening(db: Sequelize, tenantId: string, first: Statement[], options: { readOnly?: boolean } = {}): string {
   if (!UUID.test(tenantId)) throw new TypeError('tenant id is not a UUID');
   return [
-    options.readOnly ? 'SET TRANSACTION READ ONLY' : 'START TRANSACTION',
+    // Read-only batches see one snapshot: each statement reads what the first one saw.
+    options.readOnly ? 'SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY' : 'START TRANSACTION',
     `SELECT set_config('app.tenant_id', '${tenantId}', true)`,
     ...first.map((statement) => inlineStatement(db, statement)),
   ].join(';\n');
@@ -180,8 +181,9 @@ export async function withTenant<T>(
 }
 
 /**
- * Reads in one round trip: a read-only transaction with the tenant setting and the statements, sent as one
- * query (PostgreSQL's implicit transaction: committed when the batch ends). Returns each statement's rows.
+ * Reads in one round trip: a read-only, repeatable-read transaction (one snapshot for every statement) with
+ * the tenant setting and the statements, sent as one query (PostgreSQL's implicit transaction: committed when
+ * the batch ends). Returns each statement's rows.
  * For reads whose statements do not depend on each other's results.
  */
 export async function readInTenant(db: Sequelize, tenantId: string, statements: Statement[]): Promise<Record<string, unknown>[][]> {

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import Decimal from 'decimal.js';
-import type { Transaction } from 'sequelize';
+import { QueryTypes, type Transaction } from 'sequelize';
 import type { ExportedEntry } from '../../tools/hledger-journal';
 import { snapshotLockKey } from '../../db/repositories/ledger/period-closes';
 import { api, bearer, type Registered } from './clients';
@@ -221,4 +221,32 @@ export function hledgerDailyUzs(journal: string, dates: readonly string[]): Map<
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * The database's bookkeeping beside the lines, checked against the lines themselves (read around row-level
+ * security): journal_day_totals holds each day's, account's, subaccount's and currency's sums of the company's
+ * lines, the year-end closing entries' apart, and no other row; each line's `document_posted` says whether
+ * a document posted its entry. Answers the number of day totals compared.
+ */
+export async function expectDayTotalsTie(stack: TestStack, legalEntityId: string): Promise<number> {
+  const totals = `SELECT entry_date, account_code, subaccount_id, currency, year_end, debit, credit, currency_debit, currency_credit, line_count
+                    FROM journal_day_totals WHERE legal_entity_id = :legalEntityId`;
+  const lines = `SELECT l.entry_date, l.account_code, l.subaccount_id, l.currency, e.kind = 'YEAR_END_CLOSING' AS year_end,
+                        sum(l.debit) AS debit, sum(l.credit) AS credit,
+                        CASE WHEN l.currency IS NULL THEN NULL ELSE sum(CASE WHEN l.debit > 0 THEN l.currency_amount ELSE 0 END) END AS currency_debit,
+                        CASE WHEN l.currency IS NULL THEN NULL ELSE sum(CASE WHEN l.credit > 0 THEN l.currency_amount ELSE 0 END) END AS currency_credit,
+                        count(*) AS line_count
+                   FROM journal_lines l JOIN journal_entries e ON e.tenant_id = l.tenant_id AND e.id = l.entry_id
+                  WHERE l.legal_entity_id = :legalEntityId
+                  GROUP BY 1, 2, 3, 4, 5`;
+  const [differences] = (await stack.admin.query(
+    `SELECT (SELECT count(*) FROM ((${totals} EXCEPT ${lines}) UNION ALL (${lines} EXCEPT ${totals})) d) AS days,
+            (SELECT count(*) FROM journal_lines l JOIN journal_entries e ON e.tenant_id = l.tenant_id AND e.id = l.entry_id
+              WHERE l.legal_entity_id = :legalEntityId AND l.document_posted <> (e.source_type IS NOT NULL)) AS lines,
+            (SELECT count(*) FROM journal_day_totals WHERE legal_entity_id = :legalEntityId) AS compared`,
+    { replacements: { legalEntityId }, type: QueryTypes.SELECT },
+  )) as Array<{ days: string; lines: string; compared: string }>;
+  expect({ dayTotalsDiffering: Number(differences!.days), linesMislabelled: Number(differences!.lines) }).toEqual({ dayTotalsDiffering: 0, linesMislabelled: 0 });
+  return Number(differences!.compared);
 }

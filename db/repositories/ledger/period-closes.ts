@@ -1,6 +1,6 @@
 import { Op, col, fn, literal } from 'sequelize';
 import { LedgerState, PeriodClose, PeriodCloseBalance } from '../../models';
-import { execute, selectRows, transactionOf, type Db } from '../../connection';
+import { execute, selectRows, transactionOf, type Db, type Statement } from '../../connection';
 import type { LedgerScope } from './journal';
 
 // Period closes and their snapshots, and the balance queries that read them. Serves closePeriod,
@@ -42,9 +42,6 @@ function toRow(c: PeriodClose): PeriodCloseRow {
     requestId: c.requestId,
   };
 }
-
-/** A line's foreign amount signed by its side (debit positive); null on a UZS line. */
-const FOREIGN_SIGNED = 'CASE WHEN debit > 0 THEN currency_amount ELSE -currency_amount END';
 
 const ofCompany = (scope: LedgerScope) => ({ tenantId: scope.tenantId, legalEntityId: scope.legalEntityId });
 
@@ -128,25 +125,28 @@ export async function lastCompletedClose(
   return row ? { id: row.id, closeDate: row.closeDate } : null;
 }
 
+export interface BalanceFilter {
+  currency?: string;
+  foreignOnly?: boolean;
+  monetaryOnly?: boolean;
+  accountCode?: string;
+  subaccountId?: string;
+  accountRange?: { from: string; to: string };
+}
+
 /**
- * Cumulative totals per account and subaccount through `through`: the snapshot of `base` (a completed close)
- * plus the lines dated after it. Its cost grows with one period, not with the whole history.
- * Raw SQL: an aggregate over two tables.
+ * The statement of cumulative totals per account and subaccount through `through`: the snapshot of `base` (a
+ * completed close) plus the day totals of the lines dated after it (journal_day_totals, kept by a trigger on
+ * the lines): its cost grows with the days and accounts of one period, not with its lines. `base` 'latest' is
+ * the last completed close at or before `through`, found by the statement itself (for a batch of statements
+ * sent as one round trip). Raw SQL: an aggregate over two tables.
  */
-export async function balancesThrough(
-  tx: Db,
+export function balancesStatement(
   scope: LedgerScope,
-  base: { id: string; closeDate: string } | null,
+  base: { id: string; closeDate: string } | null | 'latest',
   through: string,
-  filter: {
-    currency?: string;
-    foreignOnly?: boolean;
-    monetaryOnly?: boolean;
-    accountCode?: string;
-    subaccountId?: string;
-    accountRange?: { from: string; to: string };
-  } = {},
-): Promise<BalanceRow[]> {
+  filter: BalanceFilter = {},
+): Statement {
   const conditions = [
     filter.accountRange === undefined ? 'true' : 'account_code COLLATE "C" BETWEEN :rangeFrom AND :rangeTo',
     filter.accountCode === undefined ? 'true' : 'account_code = :accountCode',
@@ -155,23 +155,27 @@ export async function balancesThrough(
     filter.foreignOnly ? 'currency IS NOT NULL' : 'true',
     filter.monetaryOnly ? 'EXISTS (SELECT 1 FROM monetary_account_ranges m WHERE account_code COLLATE "C" BETWEEN m.first_code AND m.last_code)' : 'true',
   ].join(' AND ');
-  return selectRows<BalanceRow>(
-    tx,
-    `SELECT account_code, subaccount_id, currency, sum(d)::text AS debit_total, sum(c)::text AS credit_total, sum(f)::text AS currency_balance FROM (
+  const [baseId, baseDate] =
+    base === 'latest'
+      ? ['(SELECT id FROM base)', '(SELECT close_date FROM base)']
+      : ['CAST(:baseId AS uuid)', 'CAST(:baseDate AS date)'];
+  return {
+    sql: `WITH base AS (${LATEST_CLOSE})
+     SELECT account_code, subaccount_id, currency, sum(d)::text AS debit_total, sum(c)::text AS credit_total, sum(f)::text AS currency_balance FROM (
        SELECT account_code, subaccount_id, currency, debit_total AS d, credit_total AS c, currency_balance AS f FROM period_close_balances
-        WHERE tenant_id = :tenantId AND close_id = :baseId
+        WHERE tenant_id = :tenantId AND close_id = ${baseId}
        UNION ALL
-       SELECT account_code, subaccount_id, currency, debit, credit, ${FOREIGN_SIGNED} FROM journal_lines
+       SELECT account_code, subaccount_id, currency, debit, credit, currency_debit - currency_credit FROM journal_day_totals
         WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId
-          AND entry_date > coalesce(CAST(:baseDate AS date), '-infinity') AND entry_date <= :through
+          AND entry_date > coalesce(${baseDate}, '-infinity') AND entry_date <= :through
      ) period
      WHERE ${conditions}
      GROUP BY account_code, subaccount_id, currency
      ORDER BY account_code COLLATE "C", subaccount_id NULLS FIRST, currency NULLS FIRST`,
-    {
+    replacements: {
       ...scope,
-      baseId: base?.id ?? null,
-      baseDate: base?.closeDate ?? null,
+      baseId: base === 'latest' ? null : (base?.id ?? null),
+      baseDate: base === 'latest' ? null : (base?.closeDate ?? null),
       through,
       currency: filter.currency ?? null,
       accountCode: filter.accountCode ?? null,
@@ -179,10 +183,33 @@ export async function balancesThrough(
       rangeFrom: filter.accountRange?.from ?? null,
       rangeTo: filter.accountRange?.to ?? null,
     },
-  );
+  };
 }
 
-export type BalanceFilter = Parameters<typeof balancesThrough>[4];
+/** The last completed close dated at or before :through, as `id` and `close_date` (a date), if any. */
+const LATEST_CLOSE = `SELECT id, close_date FROM period_closes
+   WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId AND status = 'COMPLETED' AND close_date <= :through
+   ORDER BY close_date DESC LIMIT 1`;
+
+/** The last completed close at or before `through` as `id` and `close_date` ('YYYY-MM-DD'): no row when there is none. */
+export function latestCloseStatement(scope: LedgerScope, through: string): Statement {
+  return {
+    sql: `SELECT id, to_char(close_date, 'YYYY-MM-DD') AS close_date FROM (${LATEST_CLOSE}) base`,
+    replacements: { ...scope, through },
+  };
+}
+
+/** Cumulative totals per account and subaccount through `through`, from `base` (see balancesStatement). */
+export async function balancesThrough(
+  tx: Db,
+  scope: LedgerScope,
+  base: { id: string; closeDate: string } | null,
+  through: string,
+  filter: BalanceFilter = {},
+): Promise<BalanceRow[]> {
+  const statement = balancesStatement(scope, base, through, filter);
+  return selectRows<BalanceRow>(tx, statement.sql, statement.replacements);
+}
 
 /** Cumulative totals through a day: the last completed close at or before it (`base`) plus the lines after it. */
 export async function cumulativeThrough(tx: Db, scope: LedgerScope, date: string, filter: BalanceFilter = {}) {
@@ -221,7 +248,7 @@ export async function storeSnapshot(
          SELECT account_code, subaccount_id, currency, debit_total AS d, credit_total AS c, currency_balance AS f FROM period_close_balances
           WHERE tenant_id = :tenantId AND close_id = :previousId
          UNION ALL
-         SELECT account_code, subaccount_id, currency, debit, credit, ${FOREIGN_SIGNED} FROM journal_lines
+         SELECT account_code, subaccount_id, currency, debit, credit, currency_debit - currency_credit FROM journal_day_totals
           WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId
             AND entry_date > coalesce(CAST(:previousDate AS date), '-infinity') AND entry_date <= :closeDate
        ) period

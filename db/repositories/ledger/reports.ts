@@ -26,24 +26,22 @@ export interface TurnoverRowData {
 }
 
 /**
- * Debit and credit turnovers of `from`..`to` (inclusive) per account, subaccount and currency; without the
- * year-end closing entries when asked (Form 2: they would bring every income and expense to zero).
+ * Debit and credit turnovers of `from`..`to` (inclusive) per account, subaccount and currency, from the lines'
+ * day totals; without the year-end closing entries when asked (Form 2: they would bring every income and
+ * expense to zero).
  */
 export function turnoversBetween(
   tx: Db,
   scope: LedgerScope,
   range: { from: string; to: string; currency?: string; withoutYearEndClosing?: boolean },
 ): Promise<TurnoverRowData[]> {
-  const closing = range.withoutYearEndClosing
-    ? `AND (NOT system_line OR NOT EXISTS (SELECT 1 FROM journal_entries e WHERE e.tenant_id = journal_lines.tenant_id AND e.id = journal_lines.entry_id AND e.kind = 'YEAR_END_CLOSING'))`
-    : '';
   return selectRows<TurnoverRowData>(
     tx,
     `SELECT account_code, subaccount_id, currency, sum(debit)::text AS debit, sum(credit)::text AS credit,
-            sum(CASE WHEN debit > 0 THEN currency_amount ELSE 0 END)::text AS currency_debit,
-            sum(CASE WHEN credit > 0 THEN currency_amount ELSE 0 END)::text AS currency_credit
-       FROM journal_lines
-      WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId AND entry_date BETWEEN :from AND :to AND ${currencyCondition(range.currency)} ${closing}
+            sum(currency_debit)::text AS currency_debit, sum(currency_credit)::text AS currency_credit
+       FROM journal_day_totals
+      WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId AND entry_date BETWEEN :from AND :to AND ${currencyCondition(range.currency)}
+        ${range.withoutYearEndClosing ? 'AND NOT year_end' : ''}
       GROUP BY account_code, subaccount_id, currency`,
     { ...scope, from: range.from, to: range.to, currency: range.currency ?? null },
   );

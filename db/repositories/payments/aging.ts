@@ -1,4 +1,4 @@
-import { selectRows, type Db } from '../../connection';
+import { selectRows, type Db, type Statement } from '../../connection';
 import type { CompanyScope } from '../organisation/companies';
 
 // The aging of receivables or payables (getAgingReport), per counterparty and currency, as of a date. It is
@@ -12,10 +12,11 @@ import type { CompanyScope } from '../organisation/companies';
 // since: what was allocated to an invoice (a payment) on the date is its running `allocated` sum (held equal
 // to its live allocations at commit, migration 2026.11.26T15.00.00.payments) less what was allocated after the
 // date plus what was released after it (none to read for an aging of today; migration
-// 2026.11.27T10.00.00.aging-reads indexes allocations by both dates). The manual lines are found from the
-// entries no document posted when those are few (the same migration's partial index), or from the accounts'
-// lines. Owed amounts and advances are one union summed once per counterparty and currency (a GROUP BY treats
-// a missing counterparty as one, as the report does).
+// 2026.11.28T10.00.00.aging-reads indexes allocations by both dates). The manual lines are the accounts' lines
+// no document posted (`document_posted`, set from the entry as a line is written), read from their partial
+// index alone (migration 2026.11.28T22.30.00.journal-day-totals), however many lines the documents posted or
+// how many entries were made by hand on other accounts. Owed amounts and advances are one union summed once
+// per counterparty and currency (a GROUP BY treats a missing counterparty as one, as the report does).
 
 export interface AgingRow {
   counterparty_id: string | null;
@@ -43,10 +44,16 @@ export interface AgingQuery {
   settlementSign: 1 | -1;
 }
 
-export async function agingRows(tx: Db, scope: CompanyScope, query: AgingQuery): Promise<AgingRow[]> {
-  return selectRows<AgingRow>(
-    tx,
-    `WITH changed_since AS (
+/**
+ * An item's bucket by its due date `due` (0 not due, 1 1–30 days past due, 2 31–60, 3 61–90, 4 over 90), its
+ * bounds computed once from :asOf rather than a difference per item.
+ */
+const bucketOf = (due: string) =>
+  `CASE WHEN ${due} >= CAST(:asOf AS date) THEN 0 WHEN ${due} >= CAST(:asOf AS date) - 30 THEN 1
+        WHEN ${due} >= CAST(:asOf AS date) - 60 THEN 2 WHEN ${due} >= CAST(:asOf AS date) - 90 THEN 3 ELSE 4 END`;
+
+/** The open items as of :asOf (counterparty, currency, bucket, owed, advance): invoices, manual lines, payments. */
+const ITEMS = `changed_since AS (
        SELECT a.invoice_id, a.payment_id,
               CASE WHEN a.released_date IS NULL THEN -a.amount WHEN a.allocation_date <= :asOf THEN a.amount ELSE 0 END AS amount
          FROM payment_allocations a
@@ -58,39 +65,71 @@ export async function agingRows(tx: Db, scope: CompanyScope, query: AgingQuery):
      ), manual_lines AS (
        SELECT l.account_code, l.counterparty_id, coalesce(l.currency, 'UZS') AS currency, l.entry_date,
               CASE WHEN l.currency IS NULL THEN l.debit - l.credit WHEN l.debit > 0 THEN l.currency_amount ELSE -l.currency_amount END AS amount
-         FROM journal_lines l JOIN journal_entries e ON e.tenant_id = l.tenant_id AND e.id = l.entry_id
+         FROM journal_lines l
         WHERE l.tenant_id = :tenantId AND l.legal_entity_id = :legalEntityId AND l.account_code IN (:settlementAccount, :advanceAccount)
-          AND l.entry_date <= :asOf AND e.source_type IS NULL AND e.legal_entity_id = :legalEntityId AND e.entry_date <= :asOf
+          AND l.entry_date <= :asOf AND NOT l.document_posted
      ), items AS (
-       SELECT i.counterparty_id, i.currency, i.due_date AS due, i.total_gross - i.allocated - coalesce(a.amount, 0) AS owed, CAST(0 AS numeric) AS advance
+       SELECT i.counterparty_id, i.currency, ${bucketOf('i.due_date')} AS bucket,
+              CASE WHEN a.amount IS NULL THEN i.total_gross - i.allocated ELSE i.total_gross - i.allocated - a.amount END AS owed, CAST(0 AS numeric) AS advance
          FROM invoices i LEFT JOIN invoice_changes a ON a.invoice_id = i.id
         WHERE i.tenant_id = :tenantId AND i.legal_entity_id = :legalEntityId AND i.kind = :kind AND i.status <> 'DRAFT'
           AND i.invoice_date <= :asOf AND (i.cancellation_date IS NULL OR i.cancellation_date > :asOf)
        UNION ALL
-       SELECT counterparty_id, currency, entry_date, :sign * amount, 0 FROM manual_lines WHERE account_code = :settlementAccount
+       SELECT counterparty_id, currency, ${bucketOf('entry_date')}, :sign * amount, 0 FROM manual_lines WHERE account_code = :settlementAccount
        UNION ALL
-       SELECT p.counterparty_id, p.currency, CAST(NULL AS date), 0, p.amount - p.allocated - coalesce(a.amount, 0)
+       SELECT p.counterparty_id, p.currency, NULL, 0, p.amount - p.allocated - coalesce(a.amount, 0)
          FROM payments p LEFT JOIN payment_changes a ON a.payment_id = p.id
         WHERE p.tenant_id = :tenantId AND p.legal_entity_id = :legalEntityId AND p.direction = :direction
           AND p.payment_date <= :asOf AND (p.cancellation_date IS NULL OR p.cancellation_date > :asOf)
        UNION ALL
-       SELECT counterparty_id, currency, CAST(NULL AS date), 0, (0 - :sign) * amount FROM manual_lines WHERE account_code = :advanceAccount
-     ), sums AS (
-       SELECT counterparty_id, currency,
-              coalesce(sum(owed) FILTER (WHERE CAST(:asOf AS date) - due <= 0), 0) AS not_due,
-              coalesce(sum(owed) FILTER (WHERE CAST(:asOf AS date) - due BETWEEN 1 AND 30), 0) AS days_1_to_30,
-              coalesce(sum(owed) FILTER (WHERE CAST(:asOf AS date) - due BETWEEN 31 AND 60), 0) AS days_31_to_60,
-              coalesce(sum(owed) FILTER (WHERE CAST(:asOf AS date) - due BETWEEN 61 AND 90), 0) AS days_61_to_90,
-              coalesce(sum(owed) FILTER (WHERE CAST(:asOf AS date) - due > 90), 0) AS over_90,
-              sum(owed) AS outstanding, sum(advance) AS advances
-         FROM items GROUP BY counterparty_id, currency
+       SELECT counterparty_id, currency, NULL, 0, (0 - :sign) * amount FROM manual_lines WHERE account_code = :advanceAccount
+     )`;
+
+/** The buckets' sums of the items grouped, as the AgingRow columns (numeric). */
+const SUMS = `coalesce(sum(owed) FILTER (WHERE bucket = 0), 0) AS not_due,
+              coalesce(sum(owed) FILTER (WHERE bucket = 1), 0) AS days_1_to_30,
+              coalesce(sum(owed) FILTER (WHERE bucket = 2), 0) AS days_31_to_60,
+              coalesce(sum(owed) FILTER (WHERE bucket = 3), 0) AS days_61_to_90,
+              coalesce(sum(owed) FILTER (WHERE bucket = 4), 0) AS over_90,
+              coalesce(sum(owed), 0) AS outstanding, coalesce(sum(advance), 0) AS advances`;
+
+const TEXT_COLUMNS = `not_due::text AS not_due, days_1_to_30::text AS days_1_to_30, days_31_to_60::text AS days_31_to_60,
+            days_61_to_90::text AS days_61_to_90, over_90::text AS over_90, outstanding::text AS outstanding, advances::text AS advances`;
+
+/**
+ * The aging's rows: per counterparty and currency, those with an amount in a bucket or an advance (a
+ * counterparty whose items net to nothing in every bucket is left out, so the rows add up to the items).
+ */
+export function agingStatement(scope: CompanyScope, query: AgingQuery): Statement {
+  return {
+    sql: `WITH ${ITEMS}, sums AS (
+       SELECT counterparty_id, currency, ${SUMS} FROM items GROUP BY counterparty_id, currency
      )
-     SELECT s.counterparty_id, c.name, coalesce(c.tin, c.pinfl) AS tin, s.currency,
-            s.not_due::text AS not_due, s.days_1_to_30::text AS days_1_to_30, s.days_31_to_60::text AS days_31_to_60,
-            s.days_61_to_90::text AS days_61_to_90, s.over_90::text AS over_90, s.outstanding::text AS outstanding, s.advances::text AS advances
+     SELECT s.counterparty_id, c.name, coalesce(c.tin, c.pinfl) AS tin, s.currency, ${TEXT_COLUMNS}
        FROM sums s LEFT JOIN counterparties c ON c.tenant_id = :tenantId AND c.id = s.counterparty_id
-      WHERE s.outstanding <> 0 OR s.advances <> 0
+      WHERE s.not_due <> 0 OR s.days_1_to_30 <> 0 OR s.days_31_to_60 <> 0 OR s.days_61_to_90 <> 0 OR s.over_90 <> 0 OR s.advances <> 0
       ORDER BY s.currency, c.name NULLS FIRST, s.counterparty_id`,
-    { ...scope, ...query, sign: query.settlementSign },
-  );
+    replacements: { ...scope, ...query, sign: query.settlementSign },
+  };
+}
+
+export type AgingTotalsRow = Omit<AgingRow, 'counterparty_id' | 'name' | 'tin'>;
+
+/**
+ * The aging's totals per currency (the sums of its rows' columns, as the report's totals), without the rows:
+ * the items summed per currency alone, for the overview.
+ */
+export function agingTotalsStatement(scope: CompanyScope, query: AgingQuery): Statement {
+  return {
+    sql: `WITH ${ITEMS}, sums AS (SELECT currency, ${SUMS} FROM items GROUP BY currency)
+     SELECT currency, ${TEXT_COLUMNS} FROM sums
+      WHERE not_due <> 0 OR days_1_to_30 <> 0 OR days_31_to_60 <> 0 OR days_61_to_90 <> 0 OR over_90 <> 0 OR advances <> 0
+      ORDER BY currency`,
+    replacements: { ...scope, ...query, sign: query.settlementSign },
+  };
+}
+
+export function agingRows(tx: Db, scope: CompanyScope, query: AgingQuery): Promise<AgingRow[]> {
+  const statement = agingStatement(scope, query);
+  return selectRows<AgingRow>(tx, statement.sql, statement.replacements);
 }

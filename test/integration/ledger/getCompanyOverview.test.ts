@@ -1,9 +1,10 @@
 // getCompanyOverview: each figure as the report behind it has it, for a company with a quarter of documents
 // (dated 2013, in GBP, a currency whose CBU rates only this file stores: other files store USD rates on random
 // days of 2013, which January's close would revalue at).
+import { QueryTypes } from 'sequelize';
 import { startTestStack, type TestStack } from '../../helpers/stack';
 import { api, bearer, registerWorkspace, type Registered } from '../../helpers/clients';
-import { entryBody, ledgerApi, waitForClose } from '../../helpers/ledger';
+import { entryBody, expectDayTotalsTie, ledgerApi, waitForClose } from '../../helpers/ledger';
 import { storeCbuRate } from '../../helpers/currency';
 import { aCounterparty, invoicesApi, purchaseBody, salesBody, saveTaxSettings } from '../../helpers/invoices';
 import { agingOf, paymentsApi } from '../../helpers/payments';
@@ -136,6 +137,15 @@ describe('getCompanyOverview: GET /api/v1/ledger/{legalEntityId}/overview', () =
     expect(overview.lastClose).toMatchObject({ closeDate: '2013-01-31' });
     expect(overview.latestRateDate).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     expect(overview.waiting).toEqual({ draftInvoices: 1, overdueInvoices: 2, unmatchedBankLines: 0, failedWebhookDeliveries: 0 });
+
+    // The day totals behind the money, the months and the cash are the lines' sums; the lines the invoices and
+    // the payment posted are marked as a document's (the aging reads the others).
+    await expectDayTotalsTie(stack, who.me.company.id);
+    const [marked] = await stack.admin.query<{ n: string }>('SELECT count(*) AS n FROM journal_lines WHERE legal_entity_id = :le AND document_posted', {
+      replacements: { le: who.me.company.id },
+      type: QueryTypes.SELECT,
+    });
+    expect(Number(marked!.n)).toBeGreaterThanOrEqual(8);
   });
 
   test('when asOf is left out, it is today; another workspace\'s company is not there; a day that does not exist is 400', async () => {

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { QueryTypes } from 'sequelize';
 import { startTestStack, type TestStack } from '../../helpers/stack';
 import { registerWorkspace } from '../../helpers/clients';
-import { entryBody, ledgerApi, waitForClose } from '../../helpers/ledger';
+import { entryBody, expectDayTotalsTie, ledgerApi, waitForClose } from '../../helpers/ledger';
 import { numericToMinorUnits } from '../../../core/ledger/money';
 
 // The close of 31 December also closes the year: income and expenses into 9910, 9910 into 8710.
@@ -47,6 +47,13 @@ describe('closePeriod at a fiscal year\'s end posts the closing entries (closePe
     expect(tb.totalDebit).toBe(tb.totalCredit);
     for (const code of ['9010', '9410', '9430', '9910']) expect(balanceOf(tb, code)).toBe('0.00');
     expect(balanceOf(tb, '8710')).toBe('350.00');
+    // The closing entries' lines are day totals of their own (the months' results leave them out).
+    expect(await expectDayTotalsTie(stack, owner.me.company.id)).toBeGreaterThan(0);
+    const [closingTotals] = await stack.admin.query<{ n: string }>('SELECT count(*) AS n FROM journal_day_totals WHERE legal_entity_id = :le AND year_end', {
+      replacements: { le: owner.me.company.id },
+      type: QueryTypes.SELECT,
+    });
+    expect(Number(closingTotals!.n)).toBe(5);
     const audit = await stack.admin.query<{ details: string }>(
       "SELECT details FROM audit_events WHERE tenant_id = :t AND action = 'ledger.period.year-end-closed'",
       { replacements: { t: owner.me.tenantId }, type: QueryTypes.SELECT },
