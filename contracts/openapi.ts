@@ -4807,7 +4807,10 @@ export interface components {
             waiting: {
                 /** Format: int64 */
                 draftInvoices: number;
-                /** Format: int64 */
+                /**
+                 * Format: int64
+                 * @description Sales and purchase invoices past their due date on asOf with something still owed on them that day (as the aging reads them)
+                 */
                 overdueInvoices: number;
                 /** Format: int64 */
                 unmatchedBankLines: number;

@@ -77,7 +77,7 @@ export function createOverview(companies: CompanyScopes) {
       agingTotalsStatement(scope, side('SALES')),
       agingTotalsStatement(scope, side('PURCHASE')),
       monthlyResultsStatement(scope, { from: `${firstMonth}-01`, to: asOf }),
-      waitingStatement(scope, asOf),
+      waitingStatement(scope),
       invoiceVatStatement(scope, { from: `${lastMonth}-01`, to: asOf, outputVat: accounts.outputVat, inputVat: accounts.inputVat }),
       dailyMoneyStatement(scope, { from: days.at(-1)!, to: asOf }),
     ]);
@@ -136,7 +136,7 @@ export function createOverview(companies: CompanyScopes) {
       latestRateDate: waiting.latest_rate_date,
       waiting: {
         draftInvoices: Number(waiting.draft_invoices),
-        overdueInvoices: Number(waiting.overdue_invoices),
+        overdueInvoices: [...(receivable as unknown as AgingTotalsRow[]), ...(payable as unknown as AgingTotalsRow[])].reduce((n, r) => n + Number(r.overdue_invoices), 0),
         unmatchedBankLines: Number(waiting.unmatched_bank_lines),
         failedWebhookDeliveries: Number(waiting.failed_webhook_deliveries),
       },

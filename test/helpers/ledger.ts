@@ -226,24 +226,24 @@ export function hledgerDailyUzs(journal: string, dates: readonly string[]): Map<
 /**
  * The database's bookkeeping beside the lines, checked against the lines themselves (read around row-level
  * security): journal_day_totals holds each day's, account's, subaccount's and currency's sums of the company's
- * lines, the year-end closing entries' apart, and no other row; each line's `document_posted` says whether
- * a document posted its entry. Answers the number of day totals compared.
+ * lines, by the kind of document that posted them, the year-end closing entries' apart, and no other row;
+ * each line's `source_type` is its entry's. Answers the number of day totals compared.
  */
 export async function expectDayTotalsTie(stack: TestStack, legalEntityId: string): Promise<number> {
-  const totals = `SELECT entry_date, account_code, subaccount_id, currency, year_end, debit, credit, currency_debit, currency_credit, line_count
+  const totals = `SELECT entry_date, account_code, subaccount_id, currency, source_type, year_end, debit, credit, currency_debit, currency_credit, line_count
                     FROM journal_day_totals WHERE legal_entity_id = :legalEntityId`;
-  const lines = `SELECT l.entry_date, l.account_code, l.subaccount_id, l.currency, e.kind = 'YEAR_END_CLOSING' AS year_end,
+  const lines = `SELECT l.entry_date, l.account_code, l.subaccount_id, l.currency, e.source_type, e.kind = 'YEAR_END_CLOSING' AS year_end,
                         sum(l.debit) AS debit, sum(l.credit) AS credit,
                         CASE WHEN l.currency IS NULL THEN NULL ELSE sum(CASE WHEN l.debit > 0 THEN l.currency_amount ELSE 0 END) END AS currency_debit,
                         CASE WHEN l.currency IS NULL THEN NULL ELSE sum(CASE WHEN l.credit > 0 THEN l.currency_amount ELSE 0 END) END AS currency_credit,
                         count(*) AS line_count
                    FROM journal_lines l JOIN journal_entries e ON e.tenant_id = l.tenant_id AND e.id = l.entry_id
                   WHERE l.legal_entity_id = :legalEntityId
-                  GROUP BY 1, 2, 3, 4, 5`;
+                  GROUP BY 1, 2, 3, 4, 5, 6`;
   const [differences] = (await stack.admin.query(
     `SELECT (SELECT count(*) FROM ((${totals} EXCEPT ${lines}) UNION ALL (${lines} EXCEPT ${totals})) d) AS days,
             (SELECT count(*) FROM journal_lines l JOIN journal_entries e ON e.tenant_id = l.tenant_id AND e.id = l.entry_id
-              WHERE l.legal_entity_id = :legalEntityId AND l.document_posted <> (e.source_type IS NOT NULL)) AS lines,
+              WHERE l.legal_entity_id = :legalEntityId AND l.source_type IS DISTINCT FROM e.source_type) AS lines,
             (SELECT count(*) FROM journal_day_totals WHERE legal_entity_id = :legalEntityId) AS compared`,
     { replacements: { legalEntityId }, type: QueryTypes.SELECT },
   )) as Array<{ days: string; lines: string; compared: string }>;

@@ -18,8 +18,9 @@ import type { VatAccountTurnover, VatRateSum, VatRegisterGroup } from '../../../
 // invoices_vat_register_idx, its cancellations through invoices_cancellation_idx, each invoice's lines summed
 // per rate in a LATERAL subquery through invoice_lines_vat_idx alone (migration 2026.11.26T15.30.00.vat-register;
 // the subquery keeps the planner from trading those probes for a hash of every line of the company, which it
-// did at a year of history), the VAT account's lines through journal_lines_account_idx, their entries through
-// journal_entries_date_idx. Amounts and rates are NUMERIC text (never a JSON number, which would be a float).
+// did at a year of history), the VAT account's turnover from the day totals of the lines invoices posted
+// (journal_day_totals, migration 2026.11.28T22.30.00.journal-day-totals). Amounts and rates are NUMERIC text
+// (never a JSON number, which would be a float).
 
 export interface VatRegisterQuery {
   kind: InvoiceKind;
@@ -91,11 +92,10 @@ export function vatRegisterPageStatements(
     ...PAGE_PLAN,
     {
       sql: `WITH turnover AS (
-              SELECT coalesce(sum(l.debit), 0) AS debit, coalesce(sum(l.credit), 0) AS credit
-                FROM journal_lines l
-                JOIN journal_entries e ON e.tenant_id = l.tenant_id AND e.id = l.entry_id AND e.entry_date = l.entry_date
-               WHERE l.tenant_id = :tenantId AND l.legal_entity_id = :legalEntityId AND l.account_code = :vatAccount AND l.entry_date BETWEEN :from AND :to
-                 AND e.legal_entity_id = :legalEntityId AND e.source_type = 'INVOICE' AND e.entry_date BETWEEN :from AND :to
+              SELECT coalesce(sum(debit), 0)::numeric(20, 2) AS debit, coalesce(sum(credit), 0)::numeric(20, 2) AS credit
+                FROM journal_day_totals
+               WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId AND entry_date BETWEEN :from AND :to
+                 AND account_code = :vatAccount AND source_type = 'INVOICE'
             ), documents AS (${documents(null, null)}
             ), groups AS (${GROUPS})
             SELECT json_build_object('debit', t.debit::text, 'credit', t.credit::text) AS turnover,

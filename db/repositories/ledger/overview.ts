@@ -15,67 +15,64 @@ export interface MonthResultRow {
 
 /**
  * Per month of `from`..`to`, income accounts' credit less debit and expense accounts' debit less credit (the
- * accounts' types from the company's chart), without the year-end closing entries; months without lines are
- * left out. Read from the lines' day totals.
+ * accounts' types from the company's chart, read once), without the year-end closing entries; months without
+ * lines are left out. Read from the lines' day totals, summed per month and account before the chart is joined.
  */
 export function monthlyResultsStatement(scope: LedgerScope, range: { from: string; to: string }): Statement {
   return {
-    sql: `WITH accounts AS (
+    sql: `WITH accounts AS MATERIALIZED (
             SELECT coalesce(g.code, c.code) AS code, coalesce(g.type, c.type) AS type
               FROM global_accounts g
               FULL JOIN (SELECT code, type FROM company_accounts WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId) c ON c.code = g.code
+          ), turnovers AS (
+            SELECT date_trunc('month', entry_date) AS month, account_code, sum(credit - debit) AS net
+              FROM journal_day_totals
+             WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId AND entry_date BETWEEN CAST(:from AS date) AND CAST(:to AS date) AND NOT year_end
+             GROUP BY 1, 2
           )
-          SELECT to_char(month, 'YYYY-MM') AS month, revenue::numeric(20, 2)::text AS revenue, expenses::numeric(20, 2)::text AS expenses
-            FROM (SELECT date_trunc('month', t.entry_date) AS month,
-                         coalesce(sum(t.credit - t.debit) FILTER (WHERE a.type = 'INCOME'), 0) AS revenue,
-                         coalesce(sum(t.debit - t.credit) FILTER (WHERE a.type = 'EXPENSE'), 0) AS expenses
-                    FROM journal_day_totals t JOIN accounts a ON a.code = t.account_code AND a.type IN ('INCOME', 'EXPENSE')
-                   WHERE t.tenant_id = :tenantId AND t.legal_entity_id = :legalEntityId AND t.entry_date BETWEEN CAST(:from AS date) AND CAST(:to AS date)
-                     AND NOT t.year_end
-                   GROUP BY 1) m
-           ORDER BY 1`,
+          SELECT to_char(t.month, 'YYYY-MM') AS month,
+                 coalesce(sum(t.net) FILTER (WHERE a.type = 'INCOME'), 0)::numeric(20, 2)::text AS revenue,
+                 coalesce(-sum(t.net) FILTER (WHERE a.type = 'EXPENSE'), 0)::numeric(20, 2)::text AS expenses
+            FROM turnovers t JOIN accounts a ON a.code = t.account_code AND a.type IN ('INCOME', 'EXPENSE')
+           GROUP BY t.month
+           ORDER BY t.month`,
     replacements: { ...scope, ...range },
   };
 }
 
 export interface WaitingRow {
   draft_invoices: string;
-  overdue_invoices: string;
   unmatched_bank_lines: string;
   failed_webhook_deliveries: string;
   latest_rate_date: string | null;
 }
 
 /**
- * What waits on `asOf`: the company's draft invoices, its posted invoices past their due date that are not
- * settled (as allocated now), its bank lines not matched, the workspace's failed webhook deliveries; and the
- * newest day a CBU rate is stored for.
+ * What waits: the company's draft invoices (a partial index), its bank lines not matched, the workspace's
+ * failed webhook deliveries; and the newest day a CBU rate is stored for. (Overdue invoices are the aging's.)
  */
-export function waitingStatement(scope: LedgerScope, asOf: string): Statement {
+export function waitingStatement(scope: LedgerScope): Statement {
   return {
     sql: `SELECT (SELECT count(*) FROM invoices WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId AND status = 'DRAFT') AS draft_invoices,
-            (SELECT count(*) FROM invoices WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId AND status = 'POSTED'
-                AND due_date < CAST(:asOf AS date) AND allocated < total_gross) AS overdue_invoices,
             (SELECT count(*) FROM bank_lines WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId AND status <> 'MATCHED') AS unmatched_bank_lines,
             (SELECT count(*) FROM webhook_deliveries WHERE tenant_id = :tenantId AND state = 'FAILED') AS failed_webhook_deliveries,
             (SELECT to_char(max(effective_date), 'YYYY-MM-DD') FROM exchange_rates WHERE source = 'CBU') AS latest_rate_date`,
-    replacements: { ...scope, asOf },
+    replacements: { ...scope },
   };
 }
 
 /**
  * The VAT of `from`..`to` from the entries invoices posted, as the VAT register's `ledgerVat` reads it: the
- * output VAT account's credit less debit, the input VAT account's debit less credit.
+ * output VAT account's credit less debit, the input VAT account's debit less credit; from the day totals of
+ * the lines invoices posted.
  */
 export function invoiceVatStatement(scope: LedgerScope, range: { from: string; to: string; outputVat: string; inputVat: string }): Statement {
   return {
-    sql: `SELECT coalesce(sum(l.credit - l.debit) FILTER (WHERE l.account_code = :outputVat), 0)::numeric(20, 2)::text AS output,
-            coalesce(sum(l.debit - l.credit) FILTER (WHERE l.account_code = :inputVat), 0)::numeric(20, 2)::text AS input
-       FROM journal_lines l
-       JOIN journal_entries e ON e.tenant_id = l.tenant_id AND e.id = l.entry_id AND e.entry_date = l.entry_date
-      WHERE l.tenant_id = :tenantId AND l.legal_entity_id = :legalEntityId AND l.account_code IN (:outputVat, :inputVat)
-        AND l.entry_date BETWEEN CAST(:from AS date) AND CAST(:to AS date)
-        AND e.legal_entity_id = :legalEntityId AND e.source_type = 'INVOICE' AND e.entry_date BETWEEN CAST(:from AS date) AND CAST(:to AS date)`,
+    sql: `SELECT coalesce(sum(credit - debit) FILTER (WHERE account_code = :outputVat), 0)::numeric(20, 2)::text AS output,
+            coalesce(sum(debit - credit) FILTER (WHERE account_code = :inputVat), 0)::numeric(20, 2)::text AS input
+       FROM journal_day_totals
+      WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId AND entry_date BETWEEN CAST(:from AS date) AND CAST(:to AS date)
+        AND account_code IN (:outputVat, :inputVat) AND source_type = 'INVOICE'`,
     replacements: { ...scope, ...range },
   };
 }

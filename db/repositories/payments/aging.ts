@@ -13,7 +13,7 @@ import type { CompanyScope } from '../organisation/companies';
 // to its live allocations at commit, migration 2026.11.26T15.00.00.payments) less what was allocated after the
 // date plus what was released after it (none to read for an aging of today; migration
 // 2026.11.28T10.00.00.aging-reads indexes allocations by both dates). The manual lines are the accounts' lines
-// no document posted (`document_posted`, set from the entry as a line is written), read from their partial
+// no document posted (`source_type` null, copied from the entry as a line is written), read from their partial
 // index alone (migration 2026.11.28T22.30.00.journal-day-totals), however many lines the documents posted or
 // how many entries were made by hand on other accounts. Owed amounts and advances are one union summed once
 // per counterparty and currency (a GROUP BY treats a missing counterparty as one, as the report does).
@@ -52,37 +52,41 @@ const bucketOf = (due: string) =>
   `CASE WHEN ${due} >= CAST(:asOf AS date) THEN 0 WHEN ${due} >= CAST(:asOf AS date) - 30 THEN 1
         WHEN ${due} >= CAST(:asOf AS date) - 60 THEN 2 WHEN ${due} >= CAST(:asOf AS date) - 90 THEN 3 ELSE 4 END`;
 
-/** The open items as of :asOf (counterparty, currency, bucket, owed, advance): invoices, manual lines, payments. */
-const ITEMS = `changed_since AS (
-       SELECT a.invoice_id, a.payment_id,
-              CASE WHEN a.released_date IS NULL THEN -a.amount WHEN a.allocation_date <= :asOf THEN a.amount ELSE 0 END AS amount
-         FROM payment_allocations a
-        WHERE a.tenant_id = :tenantId AND a.legal_entity_id = :legalEntityId AND (a.allocation_date > :asOf OR a.released_date > :asOf)
-     ), invoice_changes AS (
-       SELECT invoice_id, sum(amount) AS amount FROM changed_since GROUP BY invoice_id
-     ), payment_changes AS (
-       SELECT payment_id, sum(amount) AS amount FROM changed_since GROUP BY payment_id
-     ), manual_lines AS (
-       SELECT l.account_code, l.counterparty_id, coalesce(l.currency, 'UZS') AS currency, l.entry_date,
+/** The allocations made or released after :asOf (each CTE reads them itself: a CTE read twice would be materialized, and keep the items' scan from running in parallel). */
+const CHANGED_SINCE = 'a.tenant_id = :tenantId AND a.legal_entity_id = :legalEntityId AND (a.allocation_date > :asOf OR a.released_date > :asOf)';
+
+/** What such an allocation changes of its invoice's (payment's) allocated sum as of :asOf. */
+const CHANGE = 'CASE WHEN a.released_date IS NULL THEN -a.amount WHEN a.allocation_date <= :asOf THEN a.amount ELSE 0 END';
+
+/** An account's lines no document posted, by :asOf (journal_lines_manual_idx alone), in their currency (debit positive). */
+const manualLines = (account: string) => `
+       SELECT l.counterparty_id, coalesce(l.currency, 'UZS') AS currency, l.entry_date,
               CASE WHEN l.currency IS NULL THEN l.debit - l.credit WHEN l.debit > 0 THEN l.currency_amount ELSE -l.currency_amount END AS amount
          FROM journal_lines l
-        WHERE l.tenant_id = :tenantId AND l.legal_entity_id = :legalEntityId AND l.account_code IN (:settlementAccount, :advanceAccount)
-          AND l.entry_date <= :asOf AND NOT l.document_posted
+        WHERE l.tenant_id = :tenantId AND l.legal_entity_id = :legalEntityId AND l.account_code = ${account}
+          AND l.entry_date <= :asOf AND l.source_type IS NULL`;
+
+/** The open items as of :asOf (counterparty, currency, bucket, owed, advance, invoice): invoices, manual lines, payments. */
+const ITEMS = `invoice_changes AS (
+       SELECT a.invoice_id, sum(${CHANGE}) AS amount FROM payment_allocations a WHERE ${CHANGED_SINCE} GROUP BY a.invoice_id
+     ), payment_changes AS (
+       SELECT a.payment_id, sum(${CHANGE}) AS amount FROM payment_allocations a WHERE ${CHANGED_SINCE} GROUP BY a.payment_id
      ), items AS (
        SELECT i.counterparty_id, i.currency, ${bucketOf('i.due_date')} AS bucket,
-              CASE WHEN a.amount IS NULL THEN i.total_gross - i.allocated ELSE i.total_gross - i.allocated - a.amount END AS owed, CAST(0 AS numeric) AS advance
+              CASE WHEN a.amount IS NULL THEN i.total_gross - i.allocated ELSE i.total_gross - i.allocated - a.amount END AS owed, CAST(0 AS numeric) AS advance,
+              true AS invoice
          FROM invoices i LEFT JOIN invoice_changes a ON a.invoice_id = i.id
         WHERE i.tenant_id = :tenantId AND i.legal_entity_id = :legalEntityId AND i.kind = :kind AND i.status <> 'DRAFT'
           AND i.invoice_date <= :asOf AND (i.cancellation_date IS NULL OR i.cancellation_date > :asOf)
        UNION ALL
-       SELECT counterparty_id, currency, ${bucketOf('entry_date')}, :sign * amount, 0 FROM manual_lines WHERE account_code = :settlementAccount
+       SELECT counterparty_id, currency, ${bucketOf('entry_date')}, :sign * amount, 0, false FROM (${manualLines(':settlementAccount')}) m
        UNION ALL
-       SELECT p.counterparty_id, p.currency, NULL, 0, p.amount - p.allocated - coalesce(a.amount, 0)
+       SELECT p.counterparty_id, p.currency, NULL, 0, p.amount - p.allocated - coalesce(a.amount, 0), false
          FROM payments p LEFT JOIN payment_changes a ON a.payment_id = p.id
         WHERE p.tenant_id = :tenantId AND p.legal_entity_id = :legalEntityId AND p.direction = :direction
           AND p.payment_date <= :asOf AND (p.cancellation_date IS NULL OR p.cancellation_date > :asOf)
        UNION ALL
-       SELECT counterparty_id, currency, NULL, 0, (0 - :sign) * amount FROM manual_lines WHERE account_code = :advanceAccount
+       SELECT counterparty_id, currency, NULL, 0, (0 - :sign) * amount, false FROM (${manualLines(':advanceAccount')}) m
      )`;
 
 /** The buckets' sums of the items grouped, as the AgingRow columns (numeric). */
@@ -113,17 +117,20 @@ export function agingStatement(scope: CompanyScope, query: AgingQuery): Statemen
   };
 }
 
-export type AgingTotalsRow = Omit<AgingRow, 'counterparty_id' | 'name' | 'tin'>;
+export type AgingTotalsRow = Omit<AgingRow, 'counterparty_id' | 'name' | 'tin'> & { overdue_invoices: string };
 
 /**
  * The aging's totals per currency (the sums of its rows' columns, as the report's totals), without the rows:
- * the items summed per currency alone, for the overview.
+ * the items summed per currency alone, for the overview; with the number of invoices past their due date with
+ * something still owed on them.
  */
 export function agingTotalsStatement(scope: CompanyScope, query: AgingQuery): Statement {
   return {
-    sql: `WITH ${ITEMS}, sums AS (SELECT currency, ${SUMS} FROM items GROUP BY currency)
-     SELECT currency, ${TEXT_COLUMNS} FROM sums
-      WHERE not_due <> 0 OR days_1_to_30 <> 0 OR days_31_to_60 <> 0 OR days_61_to_90 <> 0 OR over_90 <> 0 OR advances <> 0
+    sql: `WITH ${ITEMS}, sums AS (
+       SELECT currency, ${SUMS}, count(*) FILTER (WHERE invoice AND bucket > 0 AND owed > 0) AS overdue_invoices FROM items GROUP BY currency
+     )
+     SELECT currency, ${TEXT_COLUMNS}, overdue_invoices FROM sums
+      WHERE not_due <> 0 OR days_1_to_30 <> 0 OR days_31_to_60 <> 0 OR days_61_to_90 <> 0 OR over_90 <> 0 OR advances <> 0 OR overdue_invoices > 0
       ORDER BY currency`,
     replacements: { ...scope, ...query, sign: query.settlementSign },
   };

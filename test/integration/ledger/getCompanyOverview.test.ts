@@ -138,10 +138,10 @@ describe('getCompanyOverview: GET /api/v1/ledger/{legalEntityId}/overview', () =
     expect(overview.latestRateDate).toMatch(/^\d{4}-\d{2}-\d{2}$/);
     expect(overview.waiting).toEqual({ draftInvoices: 1, overdueInvoices: 2, unmatchedBankLines: 0, failedWebhookDeliveries: 0 });
 
-    // The day totals behind the money, the months and the cash are the lines' sums; the lines the invoices and
-    // the payment posted are marked as a document's (the aging reads the others).
+    // The day totals behind the money, the months, the VAT and the cash are the lines' sums; the lines the
+    // invoices and the payment posted carry their document's kind (the aging reads the others).
     await expectDayTotalsTie(stack, who.me.company.id);
-    const [marked] = await stack.admin.query<{ n: string }>('SELECT count(*) AS n FROM journal_lines WHERE legal_entity_id = :le AND document_posted', {
+    const [marked] = await stack.admin.query<{ n: string }>("SELECT count(*) AS n FROM journal_lines WHERE legal_entity_id = :le AND source_type IN ('INVOICE', 'PAYMENT')", {
       replacements: { le: who.me.company.id },
       type: QueryTypes.SELECT,
     });
