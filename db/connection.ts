@@ -219,6 +219,20 @@ export function selectBatch<T extends object>(tx: Tx, statements: Statement[]): 
   return translatingStoreErrors(() => db.query<T>(sql, { type: QueryTypes.SELECT, transaction: tx }));
 }
 
+/**
+ * Statements of one transaction sent as one round trip (as selectBatch), answering each statement's rows
+ * apart, in order: for batches whose statements answer rows of different shapes.
+ */
+export async function selectResults(tx: Tx, statements: Statement[]): Promise<Record<string, unknown>[][]> {
+  const db = poolOf(tx);
+  // Sequelize answers a RAW query starting with "INSERT INTO" as an insert (its row count, not the results),
+  // whitespace trimmed: the leading comment keeps it from taking the batch for one.
+  const sql = `/* batch */ ${statements.map((statement) => inlineStatement(db, statement)).join(';\n')}`;
+  const [, results] = await translatingStoreErrors(() => db.query(sql, { type: QueryTypes.RAW, transaction: tx }));
+  // One statement answers its result, several an array of them.
+  return (statements.length === 1 ? [results as PgResult] : (results as PgResult[])).map((r) => r.rows);
+}
+
 export async function setTenant(tx: Tx, tenantId: string): Promise<void> {
   await selectRows(tx, "SELECT set_config('app.tenant_id', :tenantId, true)", { tenantId });
 }

@@ -1,7 +1,7 @@
 import { assetsOfInvoice } from '../../db/repositories/fixed-assets/assets';
 import { randomUUID } from 'node:crypto';
 import Decimal from 'decimal.js';
-import { selectBatch, type Tx } from '../../db/connection';
+import { selectBatch, selectResults, type Tx } from '../../db/connection';
 import { postingContextOf, postingContextStatement } from '../../db/repositories/ledger/journal';
 import { DuplicateRowError } from '../../db/repositories/errors';
 import {
@@ -9,20 +9,22 @@ import {
   draftContextOf,
   draftContextStatement,
   findInvoice,
+  findInvoiceStatement,
   insertDraft,
   invoiceLinesOf,
+  invoiceLinesStatement,
   listInvoices as listInvoiceRows,
   markCancelled,
-  markPosted,
+  markPostedStatements,
   replaceDraft,
-  takeSalesNumber,
+  takeSalesNumberStatement,
   type DraftContent,
   type InvoiceFilter,
   type InvoiceLineRow,
   type InvoiceRow,
 } from '../../db/repositories/invoices/invoices';
 import { lastReleaseOf } from '../../db/repositories/payments/payments';
-import type { RecordedStart } from '../../db/repositories/webhooks/events';
+import { recordedStartsOf, type RecordedStart } from '../../db/repositories/webhooks/events';
 import {
   computeInvoice,
   DEFAULT_DOCUMENT_ACCOUNTS,
@@ -43,7 +45,7 @@ import { recordCallerEvent } from '../../services/audit/caller-events';
 import type { CompanyScope, CompanyScopes } from '../organisation/company-scope';
 import type { WebhookEvents } from '../webhooks/events';
 import { commitDocumentChange } from '../ledger/posting';
-import { documentRate, readPostingContext, writeEntry } from '../../services/ledger/posting';
+import { documentRate, postingContextFor, readPostingContext, writeEntry } from '../../services/ledger/posting';
 import { loadEntry } from '../../services/ledger/journal-entries';
 
 type Invoice = Schemas['Invoice'];
@@ -297,57 +299,81 @@ export function createInvoices({ companies, webhookEvents }: { companies: Compan
     );
   }
 
-  /** A change of one invoice that posts an entry: the invoice found (404) and held until commit. */
+  /**
+   * A change of one invoice that posts an entry: the invoice found (404, even in an archived company) and held
+   * until commit, read with its lines in one round trip.
+   */
   const postingChange = (
     principal: Principal,
     legalEntityId: string,
     id: string,
-    work: (tx: Tx, scope: CompanyScope, current: InvoiceRow) => Promise<{ result: Invoice; starts: RecordedStart[] }>,
-  ): Promise<Invoice> =>
-    commitDocumentChange(
+    work: (tx: Tx, scope: CompanyScope, current: InvoiceRow, lines: InvoiceLineRow[]) => Promise<{ result: Invoice; starts: RecordedStart[] }>,
+  ): Promise<Invoice> => {
+    let held: { current: InvoiceRow; lines: InvoiceLineRow[] } | undefined;
+    return commitDocumentChange(
       { companies, webhookEvents },
       principal,
       legalEntityId,
-      async (tx, scope) => work(tx, scope, await readInvoice(tx, scope, id, { lock: true })),
+      async (tx, scope) => work(tx, scope, held!.current, held!.lines),
       async (tx, scope) => {
-        await readInvoice(tx, scope, id);
+        const [[row], lines] = await selectResults(tx, [findInvoiceStatement(scope, id, { lock: true }), invoiceLinesStatement(scope, [id])]);
+        // Another company's or tenant's invoice is not there either: the caller learns nothing about it.
+        if (!row) throw new AppError('not-found', 'No invoice with this id in this company');
+        held = { current: row as unknown as InvoiceRow, lines: lines as unknown as InvoiceLineRow[] };
       },
     );
+  };
 
   async function postInvoice(principal: Principal, legalEntityId: string, id: string, ctx: RequestContext): Promise<Invoice> {
-    return postingChange(principal, legalEntityId, id, async (tx, scope, current) => {
+    return postingChange(principal, legalEntityId, id, async (tx, scope, current, currentLines) => {
       // Posting is idempotent: a posted (or paid) invoice is answered as it is.
-      if (current.status === 'POSTED') return { result: await invoiceOf(tx, scope, current), starts: [] };
+      if (current.status === 'POSTED') return { result: toInvoice(current, currentLines), starts: [] };
       if (current.status !== 'DRAFT') throw notDraft(current, 'a cancelled invoice is not posted again; draft a new one');
       const rate = await documentRate(tx, current.currency, current.invoice_date);
-      const lines = (await invoiceLinesOf(tx, scope, [id])).map(postingLineOf);
+      const lines = currentLines.map(postingLineOf);
       const amounts = { lines, totalNet: current.total_net, totalVat: current.total_vat, totalGross: current.total_gross };
       const converted = uzsAmountsOf(amounts, rate?.rate ?? null);
       const toPost = { kind: current.kind, counterpartyId: current.counterparty_id, currency: current.currency, totalGross: current.total_gross, lines };
-      let number = current.number!;
-      let sequence: { year: number; number: number } | null = null;
-      if (current.kind === 'SALES') {
-        const year = Number(current.invoice_date.slice(0, 4));
-        const next = await takeSalesNumber(tx, scope, year);
-        sequence = { year, number: next };
-        number = `${year}-${String(next).padStart(6, '0')}`;
-      }
       const entryLines = invoiceEntryLines(toPost, converted, rate, accounts);
-      const prepared = prepareEntry({
-        entryDate: current.invoice_date,
-        description: `${current.kind === 'SALES' ? 'Sales invoice' : 'Purchase invoice'} ${number}, ${current.counterparty_name}`.slice(0, 500),
-        reference: number,
-        lines: entryLines.map((l) => ({
-          accountCode: l.accountCode,
-          counterpartyId: l.counterpartyId,
-          debit: l.debit,
-          credit: l.credit,
-          ...(l.currency ? { currency: l.currency, currencyAmount: l.currencyAmount!, rate: l.rate!, rateSource: 'CBU' as const } : {}),
-        })),
-      });
+      const prepare = (number: string) =>
+        prepareEntry({
+          entryDate: current.invoice_date,
+          description: `${current.kind === 'SALES' ? 'Sales invoice' : 'Purchase invoice'} ${number}, ${current.counterparty_name}`.slice(0, 500),
+          reference: number,
+          lines: entryLines.map((l) => ({
+            accountCode: l.accountCode,
+            counterpartyId: l.counterpartyId,
+            debit: l.debit,
+            credit: l.credit,
+            ...(l.currency ? { currency: l.currency, currencyAmount: l.currencyAmount!, rate: l.rate!, rateSource: 'CBU' as const } : {}),
+          })),
+        });
       const requestId = systemRequestId(`invoice-posting:${scope.tenantId}:${id}`);
+      // A sales invoice's number and the posting's checks in one round trip: the checks read the lines'
+      // accounts and counterparties and the date, which the number does not change.
+      const year = Number(current.invoice_date.slice(0, 4));
+      const [numbered, checks] = await selectResults(tx, [
+        ...(current.kind === 'SALES' ? [takeSalesNumberStatement(scope, year)] : [{ sql: 'SELECT NULL AS number' }]),
+        postingContextFor(scope, requestId, prepare(current.number ?? '')),
+      ]);
+      const sequence = current.kind === 'SALES' ? { year, number: Number(numbered![0]!.number) } : null;
+      const number = sequence ? `${year}-${String(sequence.number).padStart(6, '0')}` : current.number!;
+      const prepared = prepare(number);
       const entryId = randomUUID();
-      const written = await writeEntry(tx, principal, scope, ctx, await readPostingContext(tx, scope, requestId, prepared), {
+      const posted = {
+        number,
+        sequenceYear: sequence?.year ?? null,
+        sequenceNumber: sequence?.number ?? null,
+        rate: rate?.rate ?? null,
+        rateDate: rate?.rateDate ?? null,
+        grossUzs: converted.grossUzs,
+        vatUzs: converted.vatUzs,
+        lineUzs: converted.lines,
+        entryId,
+        postedBy: principal.membershipId,
+      };
+      // The entry, the invoice's posting, its webhook event and the invoice as it now is: one round trip.
+      const written = await writeEntry(tx, principal, scope, ctx, postingContextOf(checks!), {
         id: entryId,
         requestId,
         prepared,
@@ -359,23 +385,20 @@ export function createInvoices({ companies, webhookEvents }: { companies: Compan
           details: `${current.kind} ${number}, total ${inCurrency(current.total_gross, current.currency)} ${current.currency}`,
         },
         event: null,
+        after: [
+          ...markPostedStatements(scope, id, posted),
+          webhookEvents.statement(scope.tenantId, { type: 'invoice.posted', data: eventData(scope, current, number, entryId) }),
+          findInvoiceStatement(scope, id),
+          invoiceLinesStatement(scope, [id]),
+        ],
       });
       // The invoice row is held, and a draft has no entry: nothing can have posted it before.
       if (written.replayed) throw new Error(`invoice ${id}: its posting entry exists while it is a draft`);
-      await markPosted(tx, scope, id, {
-        number,
-        sequenceYear: sequence?.year ?? null,
-        sequenceNumber: sequence?.number ?? null,
-        rate: rate?.rate ?? null,
-        rateDate: rate?.rateDate ?? null,
-        grossUzs: converted.grossUzs,
-        vatUzs: converted.vatUzs,
-        lineUzs: converted.lines,
-        entryId,
-        postedBy: principal.membershipId,
-      });
-      const starts = await webhookEvents.record(tx, scope.tenantId, { type: 'invoice.posted', data: eventData(scope, current, number, entryId) });
-      return { result: await invoiceOf(tx, scope, (await findInvoice(tx, scope, id))!), starts };
+      const [, , [event], [row], postedLines] = written.after;
+      return {
+        result: toInvoice(row as unknown as InvoiceRow, postedLines as unknown as InvoiceLineRow[]),
+        starts: recordedStartsOf(event!),
+      };
     });
   }
 

@@ -2,10 +2,10 @@ import type { Sequelize } from 'sequelize';
 import { AppError } from '../../core/shared/problems';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../../contracts/webhooks';
 import type { OpenApiDocument } from '../../contracts/operations';
-import { withTenant, type Tx } from '../../db/connection';
+import { withTenant, type Statement, type Tx } from '../../db/connection';
 import { countPendingDeliveries } from '../../db/repositories/webhooks/deliveries';
 import { findEndpoint, type EndpointRow } from '../../db/repositories/webhooks/endpoints';
-import { recordWebhookEvent, recordWebhookTestEvent, type RecordedStart, type RecordOptions, type WebhookEvent } from '../../db/repositories/webhooks/events';
+import { recordWebhookEvent, recordWebhookTestEvent, webhookEventStatement, type RecordedStart, type RecordOptions, type WebhookEvent } from '../../db/repositories/webhooks/events';
 import type { Principal, RequestContext } from '../http/context';
 import type { KeyedLimit } from '../http/request-limits';
 import type { Schemas } from '../http/operation-handler';
@@ -21,6 +21,8 @@ export interface WebhookEvents {
   /** For repository statements that record an event inside a batch (the posting path). */
   readonly options: RecordOptions;
   record(tx: Tx, tenantId: string, event: WebhookEvent): Promise<RecordedStart[]>;
+  /** `record` as a statement for the caller's batch; its one row's starts are recordedStartsOf's. */
+  statement(tenantId: string, event: WebhookEvent): Statement;
   /** Starts the deliveries' workflows; call after the commit. */
   dispatch(starts: RecordedStart[]): Promise<void>;
 }
@@ -30,6 +32,7 @@ export function createWebhookEvents(deps: { workflows: WorkflowClient; taskQueue
   return {
     options,
     record: (tx, tenantId, event) => recordWebhookEvent(tx, { tenantId }, event, options),
+    statement: (tenantId, event) => webhookEventStatement({ tenantId }, event, options),
     async dispatch(starts) {
       for (const { startId } of starts) await deps.workflows.dispatch({ id: startId });
     },

@@ -1,4 +1,4 @@
-import { selectBatch, type Statement, type Tx } from '../../db/connection';
+import { selectBatch, selectResults, type Statement, type Tx } from '../../db/connection';
 import { postJournalEntryStatement, postedEntryOf, postingContextOf, postingContextStatement, type EntrySourceType, type LedgerScope, type PostingContext } from '../../db/repositories/ledger/journal';
 import { LedgerRuleError } from '../../db/repositories/errors';
 import { cbuRatesOn } from '../../db/repositories/rates/rates';
@@ -49,9 +49,14 @@ export interface EntryToWrite {
   event: { type: 'journal-entry.posted' | 'journal-entry.reversed'; subscribed: boolean; options: RecordOptions } | null;
   /** The caller's own checks, after the ledger's (the company is there, the request is new) and before the write. */
   check?: (tx: Tx) => Promise<void>;
+  /**
+   * The caller's statements sent after the posting's in its round trip (its document's changes and reads).
+   * They run whether or not the cut-off refused the entry: a refusal throws, and the transaction rolls back.
+   */
+  after?: Statement[];
 }
 
-export type Written = { replayed: true } | { replayed: false; entry: JournalEntry; starts: RecordedStart[] };
+export type Written = { replayed: true } | { replayed: false; entry: JournalEntry; starts: RecordedStart[]; after: Record<string, unknown>[][] };
 
 /**
  * Writes the entry in `tx` after the ledger's checks against `context` (read at the transaction's start):
@@ -67,7 +72,8 @@ export async function writeEntry(tx: Tx, actor: Actor, scope: LedgerScope, origi
   // The audit event, the posting and its webhook event in one round trip, the audit event first: the
   // company's ledger row is held only from the posting statement to commit. The webhook event reads the
   // entry the posting wrote (none when the cut-off refused it).
-  const [posted, event] = await selectBatch<Record<string, unknown>>(tx, [
+  const event = entry.event?.subscribed ? [journalEntryEventStatement(scope, { type: entry.event.type, entryId: entry.id }, entry.event.options)] : [];
+  const results = await selectResults(tx, [
     callerEventStatement(actor, origin, entry.audit),
     postJournalEntryStatement(
       scope,
@@ -86,15 +92,21 @@ export async function writeEntry(tx: Tx, actor: Actor, scope: LedgerScope, origi
       },
       prepared.lines,
     ),
-    ...(entry.event?.subscribed ? [journalEntryEventStatement(scope, { type: entry.event.type, entryId: entry.id }, entry.event.options)] : []),
+    ...event,
+    ...(entry.after ?? []),
   ]);
+  // The audit event answers no row, the posting one, the webhook event one; then the caller's.
+  const posted = results[1]![0];
+  const recorded = event.length > 0 ? results[2]![0] : undefined;
+  const after = results.slice(2 + event.length);
   const { number, lockedThrough, postedAt } = postedEntryOf(posted!);
   if (!postedAt) {
     throw new AppError('period-closed', `The ledger is closed through ${lockedThrough}; date the entry after it`, { closedThrough: lockedThrough });
   }
   return {
     replayed: false,
-    starts: event ? recordedStartsOf(event) : [],
+    starts: recorded ? recordedStartsOf(recorded) : [],
+    after,
     entry: {
       id: entry.id,
       number,

@@ -67,22 +67,31 @@ const LINE_COLUMNS = `invoice_id, line_no, description, quantity::text AS quanti
   vat_rate::text AS vat_rate, catalog_code, net, vat, gross, net_uzs, vat_uzs`;
 
 /** The invoice, with its counterparty's name; `lock` holds the invoice row FOR UPDATE until the transaction ends. */
+export function findInvoiceStatement(scope: CompanyScope, id: string, options: { lock?: boolean } = {}): Statement {
+  return {
+    sql: `SELECT ${COLUMNS} FROM ${FROM} WHERE i.tenant_id = :tenantId AND i.legal_entity_id = :legalEntityId AND i.id = :id${options.lock ? ' FOR UPDATE OF i' : ''}`,
+    replacements: { ...scope, id },
+  };
+}
+
 export async function findInvoice(tx: Db, scope: CompanyScope, id: string, options: { lock?: boolean } = {}): Promise<InvoiceRow | null> {
-  const [row] = await selectRows<InvoiceRow>(
-    tx,
-    `SELECT ${COLUMNS} FROM ${FROM} WHERE i.tenant_id = :tenantId AND i.legal_entity_id = :legalEntityId AND i.id = :id${options.lock ? ' FOR UPDATE OF i' : ''}`,
-    { ...scope, id },
-  );
+  const statement = findInvoiceStatement(scope, id, options);
+  const [row] = await selectRows<InvoiceRow>(tx, statement.sql, statement.replacements);
   return row ?? null;
+}
+
+/** The lines of the invoices `ids`, in their order. */
+export function invoiceLinesStatement(scope: CompanyScope, ids: string[]): Statement {
+  return {
+    sql: `SELECT ${LINE_COLUMNS} FROM invoice_lines WHERE tenant_id = :tenantId AND invoice_id = ANY(CAST(:ids AS uuid[])) ORDER BY invoice_id, line_no`,
+    replacements: { tenantId: scope.tenantId, ids: `{${ids.join(',')}}` },
+  };
 }
 
 export async function invoiceLinesOf(tx: Db, scope: CompanyScope, ids: string[]): Promise<InvoiceLineRow[]> {
   if (ids.length === 0) return [];
-  return selectRows<InvoiceLineRow>(
-    tx,
-    `SELECT ${LINE_COLUMNS} FROM invoice_lines WHERE tenant_id = :tenantId AND invoice_id = ANY(CAST(:ids AS uuid[])) ORDER BY invoice_id, line_no`,
-    { tenantId: scope.tenantId, ids: `{${ids.join(',')}}` },
-  );
+  const statement = invoiceLinesStatement(scope, ids);
+  return selectRows<InvoiceLineRow>(tx, statement.sql, statement.replacements);
 }
 
 export interface InvoiceFilter {
@@ -234,15 +243,14 @@ export async function deleteDraft(tx: Db, scope: CompanyScope, id: string): Prom
  * so concurrent postings of one company and year wait for each other and a rolled-back posting returns its
  * number (gapless).
  */
-export async function takeSalesNumber(tx: Db, scope: CompanyScope, year: number): Promise<number> {
-  const [row] = await selectRows<{ number: number }>(
-    tx,
-    `INSERT INTO document_counters AS c (tenant_id, legal_entity_id, series, year, next_number) VALUES (:tenantId, :legalEntityId, 'SALES', :year, 2)
+/** Takes the company's next sales invoice number of `year` (gapless: the counter row is held until commit); one row, `number`. */
+export function takeSalesNumberStatement(scope: CompanyScope, year: number): Statement {
+  return {
+    sql: `INSERT INTO document_counters AS c (tenant_id, legal_entity_id, series, year, next_number) VALUES (:tenantId, :legalEntityId, 'SALES', :year, 2)
      ON CONFLICT (tenant_id, legal_entity_id, series, year) DO UPDATE SET next_number = c.next_number + 1
      RETURNING c.next_number - 1 AS number`,
-    { ...scope, year },
-  );
-  return Number(row!.number);
+    replacements: { ...scope, year },
+  };
 }
 
 export interface Posted {
@@ -258,9 +266,12 @@ export interface Posted {
   postedBy: string | null;
 }
 
-/** Records the posting on a draft (its lines' UZS amounts first, while it is still a draft), version + 1. */
-export async function markPosted(tx: Tx, scope: CompanyScope, id: string, posted: Posted): Promise<void> {
-  await selectBatch(tx, [
+/**
+ * Records the posting on a draft (its lines' UZS amounts first, while it is still a draft), version + 1: two
+ * statements, for the posting's own batch; nothing changes on the invoice when the cut-off refused its entry.
+ */
+export function markPostedStatements(scope: CompanyScope, id: string, posted: Posted): Statement[] {
+  return [
     {
       sql: `UPDATE invoice_lines l SET net_uzs = u.net_uzs, vat_uzs = u.vat_uzs
               FROM unnest(ARRAY[:lineNos]::int[], ARRAY[:nets]::numeric[], ARRAY[:vats]::numeric[]) AS u(line_no, net_uzs, vat_uzs)
@@ -277,10 +288,11 @@ export async function markPosted(tx: Tx, scope: CompanyScope, id: string, posted
       sql: `UPDATE invoices SET status = 'POSTED', number = :number, sequence_year = :sequenceYear, sequence_number = :sequenceNumber,
                    rate = CAST(:rate AS numeric), rate_date = CAST(:rateDate AS date), gross_uzs = :grossUzs, vat_uzs = :vatUzs, entry_id = :entryId,
                    posted_at = now(), posted_by_membership_id = :postedBy, version = version + 1, updated_at = now()
-             WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId AND id = :id AND status = 'DRAFT'`,
+             WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId AND id = :id AND status = 'DRAFT'
+               AND EXISTS (SELECT 1 FROM journal_entries e WHERE e.tenant_id = :tenantId AND e.id = :entryId)`,
       replacements: { ...scope, id, ...posted, lineUzs: null },
     },
-  ]);
+  ];
 }
 
 /** Records the cancellation of a posted invoice, version + 1. */

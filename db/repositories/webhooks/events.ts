@@ -112,7 +112,12 @@ async function recordChain(tx: Tx, statement: Statement): Promise<RecordedStart[
  * transaction (tenant set); nothing when there is none. Returns the starts to dispatch after commit.
  */
 export function recordWebhookEvent(tx: Tx, scope: { tenantId: string }, event: WebhookEvent, options: RecordOptions): Promise<RecordedStart[]> {
-  return recordChain(tx, eventChain(scope, event.type, { subscribersOf: event.type }, givenData(event.data), options));
+  return recordChain(tx, webhookEventStatement(scope, event, options));
+}
+
+/** recordWebhookEvent as a statement for the caller's batch: one result row (recordedStartsOf). */
+export function webhookEventStatement(scope: { tenantId: string }, event: WebhookEvent, options: RecordOptions): Statement {
+  return eventChain(scope, event.type, { subscribersOf: event.type }, givenData(event.data), options);
 }
 
 /**
