@@ -6,6 +6,7 @@ import {
   inlineStatement,
   readInTenant,
   selectBatch,
+  selectResults,
   selectRows,
   transactionOf,
   withTenant,
@@ -123,7 +124,7 @@ describe('readInTenant', () => {
   test('when statements are read, then they go with a read-only transaction and the tenant setting as one query, and each statement\'s rows come back', async () => {
     const pg = fakePostgres(db, (statement) => (statement.startsWith('SELECT 2') ? [{ two: 2 }] : statement.startsWith('SELECT archived_at') ? [{ archived: true }] : []));
     const rows = await readInTenant(db, TENANT, [companyCheck, { sql: 'SELECT 2 AS two' }]);
-    expect(pg.sent).toEqual([`SET TRANSACTION READ ONLY;\nSELECT set_config('app.tenant_id', '${TENANT}', true);\n${inlineStatement(db, companyCheck)};\nSELECT 2 AS two`]);
+    expect(pg.sent).toEqual([`SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY;\nSELECT set_config('app.tenant_id', '${TENANT}', true);\n${inlineStatement(db, companyCheck)};\nSELECT 2 AS two`]);
     expect(rows).toEqual([[{ archived: true }], [{ two: 2 }]]);
     expect(pg.release).toHaveBeenCalledTimes(1);
   });
@@ -136,6 +137,22 @@ describe('selectBatch', () => {
     expect(pg.sent[1]).toBe("UPDATE t SET a = 'x';\nINSERT INTO t VALUES (1) RETURNING id");
     expect(rows).toEqual([{ id: 7 }]);
     expect(pg.sent).toHaveLength(3);
+  });
+});
+
+describe('selectResults', () => {
+  test('when a batch starts with an INSERT, then each statement still answers its own rows (Sequelize would answer a row count)', async () => {
+    const pg = fakePostgres(db, (statement) => (statement.includes('RETURNING id') ? [{ id: 7 }] : statement.includes('SELECT 2') ? [{ two: 2 }, { two: 3 }] : []));
+    const results = await withTenant(db, TENANT, (tx) =>
+      selectResults(tx, [{ sql: 'INSERT INTO t VALUES (:a) RETURNING id', replacements: { a: 'x' } }, { sql: 'UPDATE t SET a = 1' }, { sql: 'SELECT 2 AS two' }]),
+    );
+    expect(pg.sent[1]).toBe("/* batch */ INSERT INTO t VALUES ('x') RETURNING id;\nUPDATE t SET a = 1;\nSELECT 2 AS two");
+    expect(results).toEqual([[{ id: 7 }], [], [{ two: 2 }, { two: 3 }]]);
+  });
+
+  test('when the batch is one statement, then its rows come back as the one result', async () => {
+    fakePostgres(db, (statement) => (statement.includes('SELECT 2') ? [{ two: 2 }] : []));
+    expect(await withTenant(db, TENANT, (tx) => selectResults(tx, [{ sql: 'SELECT 2 AS two' }]))).toEqual([[{ two: 2 }]]);
   });
 });
 

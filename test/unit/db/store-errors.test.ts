@@ -81,7 +81,7 @@ describe('selectBatch and readInTenant', () => {
   });
 
   test('when a read in one round trip is refused, then the typed error is thrown', async () => {
-    fakePostgres(db, /^SET TRANSACTION READ ONLY/, { code: '22003' });
+    fakePostgres(db, /^SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY/, { code: '22003' });
     await expect(readInTenant(db, TENANT, [{ sql: 'SELECT 1' }])).rejects.toBeInstanceOf(NumberOutOfRangeError);
   });
 });
