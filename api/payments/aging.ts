@@ -1,4 +1,4 @@
-import { agingRows, type AgingRow } from '../../db/repositories/payments/aging';
+import { agingStatement, type AgingRow } from '../../db/repositories/payments/aging';
 import { DEFAULT_DOCUMENT_ACCOUNTS } from '../../core/invoices/invoices';
 import { currencyDecimals } from '../../core/ledger/currency';
 import { formatUnits, numericToUnits } from '../../core/ledger/money';
@@ -11,6 +11,9 @@ import type { CompanyScopes } from '../organisation/company-scope';
 type Aging = Schemas['AgingReport'];
 type AgingItem = Aging['items'][number];
 type Amounts = Omit<AgingItem, 'counterpartyId' | 'name' | 'tin' | 'currency'>;
+
+/** The aging's statement groups per counterparty and currency: 100,000 invoices of 5,000 customers hash to about 12 MB (SET LOCAL ends with the transaction). */
+const AGING_PLAN = { sql: "SET LOCAL work_mem = '32MB'" };
 
 const FIELDS = ['notDue', 'days1to30', 'days31to60', 'days61to90', 'over90', 'outstanding', 'advances'] as const;
 
@@ -45,8 +48,11 @@ export function createAging(companies: CompanyScopes, xlsxThreads: XlsxThreads) 
   async function getAgingReport(principal: Principal, legalEntityId: string, query: { asOf: string; side: 'RECEIVABLE' | 'PAYABLE' }): Promise<Aging> {
     const accounts = DEFAULT_DOCUMENT_ACCOUNTS;
     const receivable = query.side === 'RECEIVABLE';
-    const rows = await companies.read(principal, legalEntityId, (tx, scope) =>
-      agingRows(tx, scope, {
+    // One round trip: the company check, the statement's memory for grouping thousands of counterparties
+    // without spilling to disk, and the statement.
+    const [, rows] = (await companies.readBatch(principal, legalEntityId, (scope) => [
+      AGING_PLAN,
+      agingStatement(scope, {
         asOf: query.asOf,
         kind: receivable ? 'SALES' : 'PURCHASE',
         direction: receivable ? 'IN' : 'OUT',
@@ -54,7 +60,7 @@ export function createAging(companies: CompanyScopes, xlsxThreads: XlsxThreads) 
         advanceAccount: receivable ? accounts.advancesReceived : accounts.advancesPaid,
         settlementSign: receivable ? 1 : -1,
       }),
-    );
+    ])) as unknown as [unknown, AgingRow[]];
     const totals = new Map<string, bigint[]>();
     const items = rows.map((row) => {
       const places = currencyDecimals(row.currency);

@@ -1,4 +1,4 @@
-import { selectRows, type Db, type Statement } from '../../connection';
+import type { Statement } from '../../connection';
 import type { CompanyScope } from '../organisation/companies';
 
 // The aging of receivables or payables (getAgingReport), per counterparty and currency, as of a date. It is
@@ -134,9 +134,4 @@ export function agingTotalsStatement(scope: CompanyScope, query: AgingQuery): St
       ORDER BY currency`,
     replacements: { ...scope, ...query, sign: query.settlementSign },
   };
-}
-
-export function agingRows(tx: Db, scope: CompanyScope, query: AgingQuery): Promise<AgingRow[]> {
-  const statement = agingStatement(scope, query);
-  return selectRows<AgingRow>(tx, statement.sql, statement.replacements);
 }
