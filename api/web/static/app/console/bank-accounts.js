@@ -9,7 +9,7 @@ import { moneyAccountPicker } from './account-picker.js';
 import { accountText, bankPath } from './bank-common.js';
 import { bankAccountView } from './bank-lines.js';
 import { bankRules } from './bank-rules.js';
-import { failed, fieldProblems, problemType, table } from './common.js';
+import { failed, fieldMaker, fieldProblems, problemType, table } from './common.js';
 import { FUNCTIONAL } from './currency.js';
 
 /** @typedef {import('./bank-common.js').BankAccount} BankAccount */
@@ -126,21 +126,7 @@ function digitsProblem(value, length, what) {
 function accountForm(added) {
   /** @type {Map<string, { controls: HTMLElement[], error: HTMLElement }>} */
   const places = new Map();
-  /**
-   * A labelled control with its hint and its problem line.
-   * @param {string} key the problem path it answers to
-   * @param {string} label
-   * @param {HTMLElement} control
-   * @param {string} [hint]
-   * @param {HTMLElement} [focusable] the control problems mark, if not `control`
-   */
-  const field = (key, label, control, hint, focusable = control) => {
-    const hintLine = hint ? h('span', { class: 'hint', id: `bank-account-${key}-hint` }, hint) : '';
-    const error = h('span', { class: 'field-error', id: `bank-account-${key}-error`, hidden: true });
-    focusable.setAttribute('aria-describedby', [hintLine ? `bank-account-${key}-hint` : '', error.id].filter(Boolean).join(' '));
-    places.set(key, { controls: [focusable], error });
-    return h('div', { class: 'field', 'data-field': key }, h('label', {}, label, control), hintLine, error);
-  };
+  const field = fieldMaker(places, 'bank-account');
   const bankCode = h('input', { name: 'bankCode', inputmode: 'numeric', maxlength: 5, autocomplete: 'off', class: 'bank-code' });
   const accountNumber = h('input', { name: 'accountNumber', inputmode: 'numeric', maxlength: 20, autocomplete: 'off', class: 'account-number' });
   const name = h('input', { name: 'name', maxlength: 200, autocomplete: 'off' });

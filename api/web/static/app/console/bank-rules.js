@@ -9,7 +9,7 @@ import { ProblemError, describe } from '../api.js';
 import { busy, clearAlert, h, showAlert } from '../dom.js';
 import { AMOUNT, formatAmount, plainAmount } from '../money.js';
 import { api, can, company } from '../session.js';
-import { failed, fieldProblems, problemType, table } from './common.js';
+import { failed, fieldMaker, fieldProblems, problemType, table } from './common.js';
 
 /** @typedef {import('./bank-common.js').Schemas['BankMatchingRule']} Rule */
 /** @typedef {import('./common.js').FieldProblem} FieldProblem */
@@ -152,21 +152,7 @@ export async function bankRules(body, back) {
 function ruleForm(added) {
   /** @type {Map<string, { controls: HTMLElement[], error: HTMLElement }>} */
   const places = new Map();
-  /**
-   * A labelled control with its hint and its problem line; `key` is the problem path it answers to.
-   * @param {string} key
-   * @param {string} label
-   * @param {HTMLElement} control
-   * @param {string} [hint]
-   */
-  const field = (key, label, control, hint) => {
-    const id = `bank-rule-${key.replace(/\//g, '-')}`;
-    const hintLine = hint ? h('span', { class: 'hint', id: `${id}-hint` }, hint) : '';
-    const error = h('span', { class: 'field-error', id: `${id}-error`, hidden: true });
-    control.setAttribute('aria-describedby', [hintLine ? `${id}-hint` : '', error.id].filter(Boolean).join(' '));
-    places.set(key, { controls: [control], error });
-    return h('div', { class: 'field', 'data-field': key }, h('label', {}, label, control), hintLine, error);
-  };
+  const field = fieldMaker(places, 'bank-rule');
   const text = (/** @type {string} */ name, /** @type {Record<string, string | number>} */ attrs = {}) => h('input', { name, autocomplete: 'off', ...attrs });
   const name = text('name', { maxlength: 200 });
   const priority = text('priority', { inputmode: 'numeric', value: '10', size: 5 });

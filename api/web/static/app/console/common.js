@@ -70,6 +70,30 @@ export function problemType(err) {
   return err instanceof ProblemError && typeof err.problem.type === 'string' ? err.problem.type.split('/').pop() ?? null : null;
 }
 
+/**
+ * The maker of a form's labelled fields: each a control with its hint and its problem line, registered in
+ * `places` under the problem path it answers to; the ids are `prefix-key-hint` and `prefix-key-error` (a path's
+ * slashes as dashes).
+ * @param {Map<string, { controls: HTMLElement[], error: HTMLElement }>} places
+ * @param {string} prefix the ids' prefix
+ */
+export const fieldMaker = (places, prefix) =>
+  /**
+   * @param {string} key the problem path it answers to
+   * @param {string} label
+   * @param {HTMLElement} control
+   * @param {string} [hint]
+   * @param {HTMLElement} [focusable] the control problems mark, if not `control` (a picker's text box)
+   */
+  (key, label, control, hint, focusable = control) => {
+    const id = `${prefix}-${key.replace(/\//g, '-')}`;
+    const hintLine = hint ? h('span', { class: 'hint', id: `${id}-hint` }, hint) : '';
+    const error = h('span', { class: 'field-error', id: `${id}-error`, hidden: true });
+    focusable.setAttribute('aria-describedby', [hintLine ? `${id}-hint` : '', error.id].filter(Boolean).join(' '));
+    places.set(key, { controls: [focusable], error });
+    return h('div', { class: 'field', 'data-field': key }, h('label', {}, label, control), hintLine, error);
+  };
+
 /** @typedef {{ path: string, message: string }} FieldProblem */
 
 /**

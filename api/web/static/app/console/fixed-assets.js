@@ -7,7 +7,7 @@ import { ProblemError, describe } from '../api.js';
 import { busy, clearAlert, h, showAlert } from '../dom.js';
 import { api, can, company } from '../session.js';
 import { accountPicker } from './account-picker.js';
-import { alignAmounts, failed, fieldProblems, money, problemType, table, today } from './common.js';
+import { alignAmounts, failed, fieldMaker, fieldProblems, money, problemType, table, today } from './common.js';
 import { FUNCTIONAL } from './currency.js';
 import { entryLinks } from './entry-links.js';
 
@@ -134,27 +134,6 @@ function registerReport() {
     out);
   return { element, load };
 }
-
-/**
- * A labelled field with its hint and its problem line, registered in `places` under its problem path.
- * @param {Map<string, { controls: HTMLElement[], error: HTMLElement }>} places
- * @param {string} prefix the ids' prefix
- */
-const fieldMaker = (places, prefix) =>
-  /**
-   * @param {string} key
-   * @param {string} label
-   * @param {HTMLElement} control
-   * @param {string} [hint]
-   * @param {HTMLElement} [focusable] the control problems mark, if not `control` (a picker's text box)
-   */
-  (key, label, control, hint, focusable = control) => {
-    const hintLine = hint ? h('span', { class: 'hint', id: `${prefix}-${key}-hint` }, hint) : '';
-    const error = h('span', { class: 'field-error', id: `${prefix}-${key}-error`, hidden: true });
-    focusable.setAttribute('aria-describedby', [hintLine ? `${prefix}-${key}-hint` : '', error.id].filter(Boolean).join(' '));
-    places.set(key, { controls: [focusable], error });
-    return h('div', { class: 'field', 'data-field': key }, h('label', {}, label, control), hintLine, error);
-  };
 
 /**
  * The button that opens the form registering an asset, and the form; `added` is told the DRAFT the API created.

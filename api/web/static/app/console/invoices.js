@@ -12,7 +12,7 @@ import { busy, clearAlert, h, showAlert } from '../dom.js';
 import { QUANTITY, UNIT_PRICE, VAT_RATE, formatAmount, formatUnits, groupDigits, invoiceLineUnits, plainAmount } from '../money.js';
 import { api, can, company } from '../session.js';
 import { accountOption, accountPicker } from './account-picker.js';
-import { alignAmounts, failed, fieldProblems, money, problemType, table, today, uuid } from './common.js';
+import { alignAmounts, failed, fieldMaker, fieldProblems, money, problemType, table, today, uuid } from './common.js';
 import { counterpartyPicker } from './counterparty-picker.js';
 import { FUNCTIONAL, currencyDecimals } from './currency.js';
 import { entryLinks } from './entry-links.js';
@@ -525,21 +525,7 @@ async function editor(body, inv, back, leave = back.to) {
   /** @type {FieldProblem[]} */
   let fromApi = [];
 
-  /**
-   * A labelled control with its hint and its problem line.
-   * @param {string} key the problem path it answers to
-   * @param {string} label
-   * @param {HTMLElement} control
-   * @param {string} [hint]
-   * @param {HTMLElement} [focusable] the control problems mark, if not `control`
-   */
-  const field = (key, label, control, hint, focusable = control) => {
-    const hintLine = hint ? h('span', { class: 'hint', id: `invoice-${key}-hint` }, hint) : '';
-    const error = h('span', { class: 'field-error', id: `invoice-${key}-error`, hidden: true });
-    focusable.setAttribute('aria-describedby', [hintLine ? `invoice-${key}-hint` : '', error.id].filter(Boolean).join(' '));
-    places.set(key, { controls: [focusable], error });
-    return h('div', { class: 'field', 'data-field': key }, h('label', {}, label, control), hintLine, error);
-  };
+  const field = fieldMaker(places, 'invoice');
 
   const kind = h('select', { name: 'kind', disabled: Boolean(inv) },
     h('option', { value: 'SALES', selected: inv?.kind !== 'PURCHASE' }, 'Sale, to a customer'),

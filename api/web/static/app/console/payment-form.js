@@ -8,7 +8,7 @@ import { busy, clearAlert, h, showAlert } from '../dom.js';
 import { groupDigits, plainAmount } from '../money.js';
 import { api } from '../session.js';
 import { MONEY_ACCOUNT, moneyAccountPicker } from './account-picker.js';
-import { fieldProblems, problemType, today, uuid } from './common.js';
+import { fieldMaker, fieldProblems, problemType, today, uuid } from './common.js';
 import { counterpartyPicker } from './counterparty-picker.js';
 import { FUNCTIONAL, currencyDecimals } from './currency.js';
 import { allocationChooser, amountUnits } from './payment-allocations.js';
@@ -37,21 +37,7 @@ export async function paymentForm(body, { invoice, back, openInvoice }) {
   /** @type {Map<string, { controls: HTMLElement[], error: HTMLElement }>} */
   const places = new Map();
 
-  /**
-   * A labelled control with its hint and its problem line.
-   * @param {string} key the problem path it answers to
-   * @param {string} label
-   * @param {HTMLElement} control
-   * @param {string} [hint]
-   * @param {HTMLElement} [focusable] the control problems mark, if not `control`
-   */
-  const field = (key, label, control, hint, focusable = control) => {
-    const hintLine = hint ? h('span', { class: 'hint', id: `payment-${key}-hint` }, hint) : '';
-    const error = h('span', { class: 'field-error', id: `payment-${key}-error`, hidden: true });
-    focusable.setAttribute('aria-describedby', [hintLine ? `payment-${key}-hint` : '', error.id].filter(Boolean).join(' '));
-    places.set(key, { controls: [focusable], error });
-    return h('div', { class: 'field', 'data-field': key }, h('label', {}, label, control), hintLine, error);
-  };
+  const field = fieldMaker(places, 'payment');
 
   const direction = h('select', { name: 'direction' },
     h('option', { value: 'IN', selected: invoice?.kind !== 'PURCHASE' }, 'Received from a customer'),
