@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { QueryTypes, Sequelize, Transaction } from 'sequelize';
 import { translateStoreError, translatingStoreErrors } from './repositories/errors';
 
@@ -220,14 +221,37 @@ export function selectBatch<T extends object>(tx: Tx, statements: Statement[]): 
 }
 
 /**
- * Statements of one transaction sent as one round trip (as selectBatch), answering each statement's rows
- * apart, in order: for batches whose statements answer rows of different shapes.
+ * Text known only once an earlier statement of the same batch has run (e.g. a number it took): `marker` stands
+ * in for it inside the batch's text values, and the batch replaces it, within their literals, with the SQL text
+ * `expression` (e.g. a transaction-local setting that statement set). The marker is random (`lateMarker`), so
+ * no value a person typed holds it.
  */
-export async function selectResults(tx: Tx, statements: Statement[]): Promise<Record<string, unknown>[][]> {
+export interface LateText {
+  marker: string;
+  expression: string;
+}
+
+const LATE_MARKER = /^@late:[0-9a-f]{16}@$/;
+
+/** A marker for a LateText. */
+export function lateMarker(): string {
+  return `@late:${randomBytes(8).toString('hex')}@`;
+}
+
+/**
+ * Statements of one transaction sent as one round trip (as selectBatch), answering each statement's rows
+ * apart, in order: for batches whose statements answer rows of different shapes. `late` texts are written in
+ * as the statement that sets them runs (see LateText).
+ */
+export async function selectResults(tx: Tx, statements: Statement[], options: { late?: LateText[] } = {}): Promise<Record<string, unknown>[][]> {
   const db = poolOf(tx);
   // Sequelize answers a RAW query starting with "INSERT INTO" as an insert (its row count, not the results),
   // whitespace trimmed: the leading comment keeps it from taking the batch for one.
-  const sql = `/* batch */ ${statements.map((statement) => inlineStatement(db, statement)).join(';\n')}`;
+  let sql = `/* batch */ ${statements.map((statement) => inlineStatement(db, statement)).join(';\n')}`;
+  for (const { marker, expression } of options.late ?? []) {
+    if (!LATE_MARKER.test(marker)) throw new TypeError('a late text marker is @late: and 16 hex digits, then @');
+    sql = sql.replaceAll(marker, `' || ${expression} || '`);
+  }
   const [, results] = await translatingStoreErrors(() => db.query(sql, { type: QueryTypes.RAW, transaction: tx }));
   // One statement answers its result, several an array of them.
   return (statements.length === 1 ? [results as PgResult] : (results as PgResult[])).map((r) => r.rows);

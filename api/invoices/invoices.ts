@@ -1,7 +1,7 @@
 import { assetsOfInvoice } from '../../db/repositories/fixed-assets/assets';
 import { randomUUID } from 'node:crypto';
 import Decimal from 'decimal.js';
-import { selectBatch, selectResults, type Tx } from '../../db/connection';
+import { lateMarker, selectBatch, selectResults, type Tx } from '../../db/connection';
 import { postingContextOf, postingContextStatement } from '../../db/repositories/ledger/journal';
 import { DuplicateRowError } from '../../db/repositories/errors';
 import {
@@ -18,6 +18,7 @@ import {
   markPostedStatements,
   replaceDraft,
   takeSalesNumberStatement,
+  TAKEN_NUMBER,
   type DraftContent,
   type InvoiceFilter,
   type InvoiceLineRow,
@@ -45,7 +46,7 @@ import { recordCallerEvent } from '../../services/audit/caller-events';
 import type { CompanyScope, CompanyScopes } from '../organisation/company-scope';
 import type { WebhookEvents } from '../webhooks/events';
 import { commitDocumentChange } from '../ledger/posting';
-import { documentRate, postingContextFor, readPostingContext, writeEntry } from '../../services/ledger/posting';
+import { documentRate, readPostingContext, writeEntry } from '../../services/ledger/posting';
 import { loadEntry } from '../../services/ledger/journal-entries';
 
 type Invoice = Schemas['Invoice'];
@@ -349,21 +350,19 @@ export function createInvoices({ companies, webhookEvents }: { companies: Compan
           })),
         });
       const requestId = systemRequestId(`invoice-posting:${scope.tenantId}:${id}`);
-      // A sales invoice's number and the posting's checks in one round trip: the checks read the lines'
-      // accounts and counterparties and the date, which the number does not change.
-      const year = Number(current.invoice_date.slice(0, 4));
-      const [numbered, checks] = await selectResults(tx, [
-        ...(current.kind === 'SALES' ? [takeSalesNumberStatement(scope, year)] : [{ sql: 'SELECT NULL AS number' }]),
-        postingContextFor(scope, requestId, prepare(current.number ?? '')),
-      ]);
-      const sequence = current.kind === 'SALES' ? { year, number: Number(numbered![0]!.number) } : null;
-      const number = sequence ? `${year}-${String(sequence.number).padStart(6, '0')}` : current.number!;
+      // A sales invoice's number is taken in the entry's own round trip, just before the ledger's row, so the
+      // company's counter row is held as briefly as its ledger row: until then its texts carry a marker the
+      // batch replaces with the number taken (LateText).
+      const sales = current.kind === 'SALES';
+      const late = sales ? { number: lateMarker(), sequence: lateMarker() } : null;
+      const number = late ? late.number : current.number!;
       const prepared = prepare(number);
+      const context = await readPostingContext(tx, scope, requestId, prepared);
       const entryId = randomUUID();
       const posted = {
         number,
-        sequenceYear: sequence?.year ?? null,
-        sequenceNumber: sequence?.number ?? null,
+        sequenceYear: sales ? Number(current.invoice_date.slice(0, 4)) : null,
+        sequenceNumber: late ? late.sequence : null,
         rate: rate?.rate ?? null,
         rateDate: rate?.rateDate ?? null,
         grossUzs: converted.grossUzs,
@@ -373,7 +372,7 @@ export function createInvoices({ companies, webhookEvents }: { companies: Compan
         postedBy: principal.membershipId,
       };
       // The entry, the invoice's posting, its webhook event and the invoice as it now is: one round trip.
-      const written = await writeEntry(tx, principal, scope, ctx, postingContextOf(checks!), {
+      const written = await writeEntry(tx, principal, scope, ctx, context, {
         id: entryId,
         requestId,
         prepared,
@@ -385,6 +384,15 @@ export function createInvoices({ companies, webhookEvents }: { companies: Compan
           details: `${current.kind} ${number}, total ${inCurrency(current.total_gross, current.currency)} ${current.currency}`,
         },
         event: null,
+        ...(late
+          ? {
+              before: [takeSalesNumberStatement(scope, posted.sequenceYear!)],
+              late: [
+                { marker: late.number, expression: TAKEN_NUMBER.formatted },
+                { marker: late.sequence, expression: TAKEN_NUMBER.sequence },
+              ],
+            }
+          : {}),
         after: [
           ...markPostedStatements(scope, id, posted),
           webhookEvents.statement(scope.tenantId, { type: 'invoice.posted', data: eventData(scope, current, number, entryId) }),

@@ -1,4 +1,4 @@
-import { selectBatch, selectResults, type Statement, type Tx } from '../../db/connection';
+import { selectBatch, selectResults, type LateText, type Statement, type Tx } from '../../db/connection';
 import { postJournalEntryStatement, postedEntryOf, postingContextOf, postingContextStatement, type EntrySourceType, type LedgerScope, type PostingContext } from '../../db/repositories/ledger/journal';
 import { LedgerRuleError } from '../../db/repositories/errors';
 import { cbuRatesOn } from '../../db/repositories/rates/rates';
@@ -54,6 +54,10 @@ export interface EntryToWrite {
    * They run whether or not the cut-off refused the entry: a refusal throws, and the transaction rolls back.
    */
   after?: Statement[];
+  /** The caller's statements sent first in that round trip (e.g. one taking the document's number). */
+  before?: Statement[];
+  /** Texts of the entry, the audit event and the caller's statements that the `before` statements set (LateText). */
+  late?: LateText[];
 }
 
 export type Written = { replayed: true } | { replayed: false; entry: JournalEntry; starts: RecordedStart[]; after: Record<string, unknown>[][] };
@@ -73,7 +77,9 @@ export async function writeEntry(tx: Tx, actor: Actor, scope: LedgerScope, origi
   // company's ledger row is held only from the posting statement to commit. The webhook event reads the
   // entry the posting wrote (none when the cut-off refused it).
   const event = entry.event?.subscribed ? [journalEntryEventStatement(scope, { type: entry.event.type, entryId: entry.id }, entry.event.options)] : [];
+  const before = entry.before ?? [];
   const results = await selectResults(tx, [
+    ...before,
     callerEventStatement(actor, origin, entry.audit),
     postJournalEntryStatement(
       scope,
@@ -94,11 +100,11 @@ export async function writeEntry(tx: Tx, actor: Actor, scope: LedgerScope, origi
     ),
     ...event,
     ...(entry.after ?? []),
-  ]);
-  // The audit event answers no row, the posting one, the webhook event one; then the caller's.
-  const posted = results[1]![0];
-  const recorded = event.length > 0 ? results[2]![0] : undefined;
-  const after = results.slice(2 + event.length);
+  ], { late: entry.late ?? [] });
+  // The caller's first, the audit event answers no row, the posting one, the webhook event one; then the caller's.
+  const posted = results[before.length + 1]![0];
+  const recorded = event.length > 0 ? results[before.length + 2]![0] : undefined;
+  const after = results.slice(before.length + 2 + event.length);
   const { number, lockedThrough, postedAt } = postedEntryOf(posted!);
   if (!postedAt) {
     throw new AppError('period-closed', `The ledger is closed through ${lockedThrough}; date the entry after it`, { closedThrough: lockedThrough });

@@ -243,20 +243,34 @@ export async function deleteDraft(tx: Db, scope: CompanyScope, id: string): Prom
  * so concurrent postings of one company and year wait for each other and a rolled-back posting returns its
  * number (gapless).
  */
-/** Takes the company's next sales invoice number of `year` (gapless: the counter row is held until commit); one row, `number`. */
+/**
+ * Takes the company's next sales invoice number of `year` (gapless: the counter row is held until commit) and
+ * sets it, transaction-local, as `app.document_number` ('2026-000042') and `app.document_sequence` (42), for the
+ * statements after it in the same batch (LateText). One row, `number`.
+ */
 export function takeSalesNumberStatement(scope: CompanyScope, year: number): Statement {
   return {
-    sql: `INSERT INTO document_counters AS c (tenant_id, legal_entity_id, series, year, next_number) VALUES (:tenantId, :legalEntityId, 'SALES', :year, 2)
-     ON CONFLICT (tenant_id, legal_entity_id, series, year) DO UPDATE SET next_number = c.next_number + 1
-     RETURNING c.next_number - 1 AS number`,
+    sql: `WITH taken AS (
+       INSERT INTO document_counters AS c (tenant_id, legal_entity_id, series, year, next_number) VALUES (:tenantId, :legalEntityId, 'SALES', :year, 2)
+       ON CONFLICT (tenant_id, legal_entity_id, series, year) DO UPDATE SET next_number = c.next_number + 1
+       RETURNING c.next_number - 1 AS n
+     )
+     SELECT n AS number,
+            set_config('app.document_number', CAST(:year AS text) || '-' || CASE WHEN n >= 1000000 THEN CAST(n AS text) ELSE lpad(CAST(n AS text), 6, '0') END, true) AS formatted,
+            set_config('app.document_sequence', CAST(n AS text), true) AS sequence
+       FROM taken`,
     replacements: { ...scope, year },
   };
 }
 
+/** What takeSalesNumberStatement sets, as LateText expressions. */
+export const TAKEN_NUMBER = { formatted: "current_setting('app.document_number')", sequence: "current_setting('app.document_sequence')" };
+
 export interface Posted {
   number: string;
   sequenceYear: number | null;
-  sequenceNumber: number | null;
+  /** A number, or the LateText marker of the one the batch takes. */
+  sequenceNumber: number | string | null;
   rate: string | null;
   rateDate: string | null;
   grossUzs: string;
@@ -285,7 +299,7 @@ export function markPostedStatements(scope: CompanyScope, id: string, posted: Po
       },
     },
     {
-      sql: `UPDATE invoices SET status = 'POSTED', number = :number, sequence_year = :sequenceYear, sequence_number = :sequenceNumber,
+      sql: `UPDATE invoices SET status = 'POSTED', number = :number, sequence_year = :sequenceYear, sequence_number = CAST(:sequenceNumber AS integer),
                    rate = CAST(:rate AS numeric), rate_date = CAST(:rateDate AS date), gross_uzs = :grossUzs, vat_uzs = :vatUzs, entry_id = :entryId,
                    posted_at = now(), posted_by_membership_id = :postedBy, version = version + 1, updated_at = now()
              WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId AND id = :id AND status = 'DRAFT'

@@ -6,6 +6,7 @@ import { withShortLockWaits } from '../../helpers/schema-changes';
 import { api, bearer, mailedInvitationToken, registerWorkspace, uniqueEmail, type Registered } from '../../helpers/clients';
 import { addMember } from '../../helpers/members';
 import { ledgerApi, simpleEntry, waitForClose } from '../../helpers/ledger';
+import { aCounterparty, invoicesApi, salesBody, saveTaxSettings } from '../../helpers/invoices';
 import { until } from '../../helpers/worker-process';
 import { deliveryStarts, storedWebhooks, webhooksApi } from '../../helpers/webhook-endpoints';
 import { startReceiver } from '../../helpers/webhook-deliveries';
@@ -222,6 +223,36 @@ describe('member.joined (acceptInvitation)', () => {
     const [start] = await deliveryStarts(stack, events[0]!.id);
     expect(start).toMatchObject({ workflow_id: deliverWebhookWorkflowId(subscriber, events[0]!.id), due_now: true, tenant_attribute: admin.me.tenantId });
     await outboxStarted(events[0]!.id, 1);
+  });
+});
+
+describe('invoice.posted (postInvoice)', () => {
+  test('when a sales invoice is posted, then invoice.posted commits with the number the posting took in its own round trip, as do the entry and the audit event', async () => {
+    const user = await registerWorkspace(stack);
+    await saveTaxSettings(stack, user);
+    const subscriber = await endpoint(user, ['invoice.posted']);
+    const cp = await aCounterparty(stack, user);
+    const invoices = invoicesApi(stack, user);
+    for (const day of ['2025-07-10', '2025-07-11']) await invoices.post((await invoices.create(salesBody(cp, day)).expect(201)).body.id).expect(200);
+    const draft = (await invoices.create(salesBody(cp, '2025-07-12')).expect(201)).body;
+    const posted = (await invoices.post(draft.id).expect(200)).body;
+    expect(posted.number).toBe('2025-000003');
+    const { events, deliveries } = await storedWebhooks(stack, user.me.tenantId);
+    const event = events.find((e) => (e.payload as { invoiceId?: string }).invoiceId === draft.id)!;
+    expect(event).toMatchObject({ type: 'invoice.posted', payload: { invoiceId: draft.id, kind: 'SALES', number: '2025-000003', date: '2025-07-12', entryId: posted.entryId } });
+    expect(Object.keys(event.payload).sort()).toEqual(fieldsOf('WebhookInvoiceData'));
+    expect(deliveries.filter((d) => d.event_id === event.id).map((d) => d.endpoint_id)).toEqual([subscriber]);
+    const [entry] = await stack.admin.query<{ description: string; reference: string; sequence: number }>(
+      `SELECT e.description, e.reference, i.sequence_number AS sequence FROM journal_entries e JOIN invoices i ON i.tenant_id = e.tenant_id AND i.entry_id = e.id
+        WHERE e.tenant_id = :t AND e.id = :id`,
+      { replacements: { t: user.me.tenantId, id: posted.entryId }, type: QueryTypes.SELECT },
+    );
+    expect(entry).toEqual({ description: expect.stringMatching(/^Sales invoice 2025-000003, /), reference: '2025-000003', sequence: 3 });
+    const audit = await stack.admin.query<{ details: string }>("SELECT details FROM audit_events WHERE tenant_id = :t AND action = 'invoice.posted' AND subject_id = :id", {
+      replacements: { t: user.me.tenantId, id: draft.id },
+      type: QueryTypes.SELECT,
+    });
+    expect(audit).toEqual([{ details: expect.stringMatching(/^SALES 2025-000003, total /) }]);
   });
 });
 

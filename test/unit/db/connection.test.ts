@@ -4,6 +4,7 @@ import { DataTypes, Transaction, type Sequelize } from 'sequelize';
 import {
   createSequelize,
   inlineStatement,
+  lateMarker,
   readInTenant,
   selectBatch,
   selectResults,
@@ -148,6 +149,19 @@ describe('selectResults', () => {
     );
     expect(pg.sent[1]).toBe("/* batch */ INSERT INTO t VALUES ('x') RETURNING id;\nUPDATE t SET a = 1;\nSELECT 2 AS two");
     expect(results).toEqual([[{ id: 7 }], [], [{ two: 2 }, { two: 3 }]]);
+  });
+
+  test('when a text is late, then its marker becomes the expression inside every literal that holds it, and a marker of another shape is refused', async () => {
+    const pg = fakePostgres(db);
+    const marker = lateMarker();
+    expect(marker).toMatch(/^@late:[0-9a-f]{16}@$/);
+    await withTenant(db, TENANT, (tx) =>
+      selectResults(tx, [{ sql: 'SELECT :a, :b', replacements: { a: `Invoice ${marker}, O'Brien`, b: JSON.stringify({ number: marker }) } }], {
+        late: [{ marker, expression: "current_setting('app.n')" }],
+      }),
+    );
+    expect(pg.sent[1]).toBe(`/* batch */ SELECT 'Invoice ' || current_setting('app.n') || ', O''Brien', '{"number":"' || current_setting('app.n') || '"}'`);
+    await expect(withTenant(db, TENANT, (tx) => selectResults(tx, [{ sql: 'SELECT 1' }], { late: [{ marker: "x' OR '1", expression: '1' }] }))).rejects.toThrow(TypeError);
   });
 
   test('when the batch is one statement, then its rows come back as the one result', async () => {
