@@ -77,7 +77,7 @@ function compareRows(a: RowKey, b: RowKey): number {
   return 0;
 }
 
-/** Turnover sheets and account statements, read from the last snapshot plus the lines after it. */
+/** Turnover sheets and account statements, read from the last snapshot plus the day totals of the lines after it. */
 /**
  * A statement line as the API shows it (a page and an export alike); `balance` and `currencyBalance` are its
  * running balances, already on the account's normal side; `currency` the statement's foreign currency, if any.

@@ -8,10 +8,10 @@ import type { CompanyScopes } from '../organisation/company-scope';
 import { foreignBalance, normalBalance, type AccountType } from '../../core/ledger/accounts';
 import { cumulativeThrough } from '../../db/repositories/ledger/period-closes';
 
-/** Trial balances, read from the last snapshot at or before the date plus the lines after it. */
+/** Trial balances, read from the last snapshot at or before the date plus the day totals of the lines after it. */
 export function createTrialBalances(companies: CompanyScopes) {
   /**
-   * The last completed snapshot at or before `asOf` plus the lines after it, per account (UZS), with each
+   * The last completed snapshot at or before `asOf` plus the day totals after it, per account (UZS), with each
    * account's foreign balances and their carrying amounts; only the lines in `currency` when one is asked for.
    */
   async function getTrialBalance(principal: Principal, legalEntityId: string, asOf: string, currency?: string): Promise<Schemas['TrialBalance']> {

@@ -211,7 +211,7 @@ export async function balancesThrough(
   return selectRows<BalanceRow>(tx, statement.sql, statement.replacements);
 }
 
-/** Cumulative totals through a day: the last completed close at or before it (`base`) plus the lines after it. */
+/** Cumulative totals through a day: the last completed close at or before it (`base`) plus the day totals after it. */
 export async function cumulativeThrough(tx: Db, scope: LedgerScope, date: string, filter: BalanceFilter = {}) {
   const base = await lastCompletedClose(tx, scope, { atOrBefore: date });
   return { base, rows: await balancesThrough(tx, scope, base, date, filter) };

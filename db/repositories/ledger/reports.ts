@@ -4,7 +4,7 @@ import type { LedgerScope } from './journal';
 // The ledger's reports: the turnovers of a date range per account, subaccount and currency (the turnover
 // sheet), and one account's lines with their running balance (the account statement). Serves
 // getTurnoverSheet and getAccountStatement; their opening balances are period-closes.ts balancesThrough (the
-// last snapshot plus the lines after it), except by counterparty: the snapshots do not keep it, so
+// last snapshot plus the day totals after it), except by counterparty: the snapshots do not keep it, so
 // counterpartySums reads the lines naming counterparties (journal_lines_counterparty_idx). Raw SQL:
 // aggregates and window functions over the journal.
 

@@ -97,7 +97,7 @@ export async function markRevaluationFailed(tx: Db, scope: LedgerScope, revaluat
 
 /**
  * The foreign-currency balances of the monetary accounts through `date`, per account, subaccount and
- * currency: the last snapshot at or before it plus the lines after it.
+ * currency: the last snapshot at or before it plus the day totals after it.
  */
 export async function monetaryForeignBalances(
   tx: Db,
