@@ -333,11 +333,11 @@ export async function assetsOfInvoice(tx: Db, scope: CompanyScope, invoiceId: st
   );
 }
 
-/** An account's balance (debit − credit, minor units) over the company's entries dated through `date`. */
+/** An account's balance (debit − credit, minor units) over the company's entries dated through `date`, from its day totals. */
 export async function accountBalanceThrough(tx: Db, scope: CompanyScope, accountCode: string, date: string): Promise<bigint> {
   const [row] = await selectRows<{ balance: string }>(
     tx,
-    `SELECT (COALESCE(sum(debit - credit), 0) * 100)::numeric(24, 0)::text AS balance FROM journal_lines
+    `SELECT (COALESCE(sum(debit - credit), 0) * 100)::numeric(24, 0)::text AS balance FROM journal_day_totals
       WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId AND account_code = :accountCode AND entry_date <= CAST(:date AS date)`,
     { ...inCompany(scope), accountCode, date },
   );
