@@ -15,10 +15,9 @@ import type { VatAccountTurnover, VatRateSum, VatRegisterGroup } from '../../../
 //   transaction each, so a long download holds no transaction and no more than a batch.
 //
 // What either reads is bounded by the month, never the company's history: its invoices through
-// invoices_vat_register_idx, its cancellations through invoices_cancellation_idx, each invoice's lines summed
-// per rate in a LATERAL subquery through invoice_lines_vat_idx alone (migration 2026.11.26T15.30.00.vat-register;
-// the subquery keeps the planner from trading those probes for a hash of every line of the company, which it
-// did at a year of history), the VAT account's turnover from the day totals of the lines invoices posted
+// invoices_vat_register_idx, its cancellations through invoices_cancellation_idx, each with its lines' sums per
+// rate as posting wrote them on it (`vat_groups`, migration 2026.11.29T00.00.00.invoice-vat-groups: no probe
+// into its lines), the VAT account's turnover from the day totals of the lines invoices posted
 // (journal_day_totals, migration 2026.11.28T22.30.00.journal-day-totals). Amounts and rates are NUMERIC text
 // (never a JSON number, which would be a float).
 
@@ -45,15 +44,12 @@ const PAGE_PLAN: Statement[] = [{ sql: "SET LOCAL work_mem = '16MB'" }, { sql: '
 
 const ORDER = 'g.date, g.number COLLATE "C", g.id, g.kind = \'CANCELLATION\', g.vat_rate NULLS LAST';
 
-/** Each document's posted lines summed per rate, with the document's columns. */
+/** Each document's posted lines summed per rate (its `vat_groups`, written as it was posted), with the document's columns. */
 const GROUPS = `
-  SELECT d.id, d.kind, d.date, d.number, d.counterparty_id, d.currency, s.vat_rate, s.net, s.vat
+  SELECT d.id, d.kind, d.date, d.number, d.counterparty_id, d.currency,
+         CAST(s.value ->> 'rate' AS numeric) AS vat_rate, CAST(s.value ->> 'net' AS numeric) AS net, CAST(s.value ->> 'vat' AS numeric) AS vat
     FROM documents d
-    CROSS JOIN LATERAL (
-      SELECT l.vat_rate, sum(l.net_uzs) AS net, sum(l.vat_uzs) AS vat
-        FROM invoice_lines l
-       WHERE l.tenant_id = :tenantId AND l.invoice_id = d.id
-       GROUP BY l.vat_rate) s`;
+    CROSS JOIN LATERAL jsonb_array_elements(d.vat_groups) s`;
 
 /** A group as the register's JSON has it (core/invoices/vat-register.ts VatRegisterGroup), from `g` and its counterparty `c`. */
 const GROUP_JSON = `json_build_object('invoiceId', g.id, 'kind', g.kind, 'date', to_char(g.date, 'YYYY-MM-DD'), 'number', g.number,
@@ -65,7 +61,7 @@ function documents(position: string | null, limit: string | null): string {
   const branch = (kind: 'ORIGINAL' | 'CANCELLATION') => {
     const [date, status, cancellation] = kind === 'ORIGINAL' ? ['i.invoice_date', "i.status <> 'DRAFT'", 'false'] : ['i.cancellation_date', "i.status = 'CANCELLED'", 'true'];
     const after = position === null ? '' : `AND ${date} >= :afterDate AND (${date}, i.number COLLATE "C", i.id, ${cancellation}) > ${position}`;
-    return `SELECT i.id, '${kind}' AS kind, ${date} AS date, i.number, i.counterparty_id, i.currency
+    return `SELECT i.id, '${kind}' AS kind, ${date} AS date, i.number, i.counterparty_id, i.currency, i.vat_groups
               FROM invoices i
              WHERE i.tenant_id = :tenantId AND i.legal_entity_id = :legalEntityId AND i.kind = :kind AND ${status}
                AND ${date} BETWEEN :from AND :to ${after}

@@ -233,6 +233,12 @@ describe('postInvoice and cancelInvoice', () => {
     expect((await invoices.remove(draft.id).expect(409)).body.type).toBe('/problems/document-state');
     expect((await ledger.reverse(posted.body.entryId, { requestId: randomUUID(), entryDate: '2026-05-21', reason: 'no' }).expect(409)).body.type).toBe('/problems/entry-not-reversible');
     expect((await invoiceEvents(stack, who)).map((e) => e.action)).toEqual(['invoice.created', 'invoice.posted']);
+    // Its lines' UZS sums per rate were written on it as it was posted (the VAT register's groups), and stay.
+    const groupsOf = async () =>
+      (await stack.admin.query<{ g: unknown }>('SELECT vat_groups AS g FROM invoices WHERE tenant_id = :t AND id = :id', { replacements: { t: who.me.tenantId, id: draft.id }, type: QueryTypes.SELECT }))[0]!.g;
+    expect(await groupsOf()).toEqual([{ rate: 12, net: 10500, vat: 1260 }]);
+    await stack.admin.query(`UPDATE invoices SET vat_groups = '[]' WHERE tenant_id = :t AND id = :id`, { replacements: { t: who.me.tenantId, id: draft.id } });
+    expect(await groupsOf()).toEqual([{ rate: 12, net: 10500, vat: 1260 }]);
   });
 
   test('when a purchase invoice is posted, then Dr each line account net / Dr 4410 VAT / Cr 6010 gross (the supplier), and it keeps the supplier number', async () => {
