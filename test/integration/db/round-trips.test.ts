@@ -5,6 +5,7 @@ import request from 'supertest';
 import { startTestStack, type TestStack } from '../../helpers/stack';
 import { bearer, registerWorkspace, type Registered } from '../../helpers/clients';
 import { simpleEntry } from '../../helpers/ledger';
+import { aCounterparty, invoicesApi, salesBody, saveTaxSettings } from '../../helpers/invoices';
 
 // Every statement PostgreSQL receives from the app is one `Client#query` call, i.e. one round trip. The
 // calls are counted per request: the app runs inside an async context of its own, so the worker's and the
@@ -46,7 +47,7 @@ describe('GET /api/v1/me (getCurrentUser)', () => {
     const sent = await roundTrips((app) => request(app).get('/api/v1/me').set(...bearer(alice.accessToken)).expect(200));
     expect(sent).toHaveLength(2);
     expect(sent[0]).toMatch(/app_load_principal/);
-    expect(sent[1]).toMatch(/^SET TRANSACTION READ ONLY; SELECT set_config\('app\.tenant_id', '[0-9a-f-]{36}', true\); SELECT le\.id, le\.name/);
+    expect(sent[1]).toMatch(/^SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY; SELECT set_config\('app\.tenant_id', '[0-9a-f-]{36}', true\); SELECT le\.id, le\.name/);
   });
 });
 
@@ -67,7 +68,7 @@ describe('POST /api/v1/ledger/{legalEntityId}/entries (postJournalEntry)', () =>
     expect(sent).toHaveLength(4);
     expect(sent[0]).toMatch(/app_load_principal/);
     expect(sent[1]).toMatch(/^START TRANSACTION; SELECT set_config\('app\.tenant_id', '[0-9a-f-]{36}', true\); SELECT \(SELECT archived_at IS NOT NULL FROM legal_entities/);
-    expect(sent[2]).toMatch(/^INSERT INTO audit_events .*; WITH counter AS/);
+    expect(sent[2]).toMatch(/^\/\* batch \*\/ INSERT INTO audit_events .*; WITH counter AS/);
     expect(sent[3]).toMatch(/^COMMIT/);
   });
 
@@ -77,10 +78,31 @@ describe('POST /api/v1/ledger/{legalEntityId}/entries (postJournalEntry)', () =>
       .send({ url: 'http://127.0.0.1:9/hooks', eventTypes: ['journal-entry.posted'] }).expect(201);
     const path = `/api/v1/ledger/${bob.me.company.id}/entries`;
     const sent = await roundTrips((app) => request(app).post(path).set(...bearer(bob.accessToken)).send(simpleEntry('2025-02-03', '10')).expect(201));
-    expect(sent[2]).toMatch(/^INSERT INTO audit_events .*; WITH counter AS .*; WITH endpoints AS .* INSERT INTO webhook_events .* INSERT INTO workflow_starts/);
+    expect(sent[2]).toMatch(/^\/\* batch \*\/ INSERT INTO audit_events .*; WITH counter AS .*; WITH endpoints AS .* INSERT INTO webhook_events .* INSERT INTO workflow_starts/);
     expect(sent[3]).toMatch(/^COMMIT/);
     // After the commit: the outbox row of its one delivery is settled (claimed, started, marked) in a transaction of its own.
     expect(sent.slice(4).every((text) => /workflow_starts|^START TRANSACTION|^COMMIT/.test(text))).toBe(true);
     expect(sent.slice(4).filter((text) => /FROM workflow_starts WHERE started_at IS NULL AND id = /.test(text))).toHaveLength(1);
+  });
+});
+
+describe('POST /api/v1/invoices/{legalEntityId}/{invoiceId}/posting (postInvoice)', () => {
+  test('when a sales invoice is posted, then PostgreSQL sees six round trips: the principal, the opening, the invoice held with its lines, the posting checks, one batch with the number, the entry, the invoice and its answer, and COMMIT', async () => {
+    const carol = await registerWorkspace(stack);
+    await saveTaxSettings(stack, carol);
+    const customer = await aCounterparty(stack, carol);
+    const invoices = invoicesApi(stack, carol);
+    const sent = await roundTrips(async (app) => {
+      const draft = (await invoices.create(salesBody(customer, '2025-02-03')).expect(201)).body as { id: string };
+      await request(app).post(`/api/v1/invoices/${carol.me.company.id}/${draft.id}/posting`).set(...bearer(carol.accessToken)).expect(200);
+    });
+    expect(sent).toHaveLength(6);
+    expect(sent[0]).toMatch(/app_load_principal/);
+    expect(sent[1]).toMatch(/^START TRANSACTION; SELECT set_config\('app\.tenant_id', '[0-9a-f-]{36}', true\); SELECT archived_at IS NOT NULL AS archived FROM legal_entities .* FOR SHARE$/);
+    expect(sent[2]).toMatch(/^\/\* batch \*\/ SELECT .* FOR UPDATE OF i; SELECT .* FROM invoice_lines/);
+    // The number is taken first in the entry's batch, just before the ledger's row; no marker is left in it.
+    expect(sent[4]).toMatch(/^\/\* batch \*\/ WITH taken AS \( INSERT INTO document_counters .*; INSERT INTO audit_events .*; WITH counter AS .*; UPDATE invoices SET status = 'POSTED'/);
+    expect(sent[4]).not.toMatch(/@late:/);
+    expect(sent[5]).toMatch(/^COMMIT/);
   });
 });
