@@ -43,6 +43,9 @@ export async function up({ sql, appRole, definerRole }: MigrationContext): Promi
     CREATE UNIQUE INDEX journal_day_totals_key
       ON journal_day_totals (tenant_id, legal_entity_id, entry_date, account_code, subaccount_id, currency, source_type, year_end) NULLS NOT DISTINCT;
 
+    -- The owner runs migrations and is bound by row-level security too: it is lifted for the backfills.
+    ALTER TABLE journal_lines NO FORCE ROW LEVEL SECURITY;
+    ALTER TABLE journal_entries NO FORCE ROW LEVEL SECURITY;
     INSERT INTO journal_day_totals (tenant_id, legal_entity_id, entry_date, account_code, subaccount_id, currency, source_type, year_end,
                                     debit, credit, currency_debit, currency_credit, line_count)
     SELECT l.tenant_id, l.legal_entity_id, l.entry_date, l.account_code, l.subaccount_id, l.currency, e.source_type, e.kind = 'YEAR_END_CLOSING',
@@ -84,6 +87,8 @@ export async function up({ sql, appRole, definerRole }: MigrationContext): Promi
     UPDATE journal_lines l SET source_type = e.source_type
       FROM journal_entries e WHERE e.tenant_id = l.tenant_id AND e.id = l.entry_id AND e.source_type IS NOT NULL;
     ALTER TABLE journal_lines ENABLE TRIGGER journal_lines_append_only;
+    ALTER TABLE journal_lines FORCE ROW LEVEL SECURITY;
+    ALTER TABLE journal_entries FORCE ROW LEVEL SECURITY;
 
     CREATE FUNCTION journal_lines_copy_source() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
