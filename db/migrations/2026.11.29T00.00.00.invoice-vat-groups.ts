@@ -20,6 +20,9 @@ export async function up({ sql }: MigrationContext): Promise<void> {
     ALTER TABLE invoices NO FORCE ROW LEVEL SECURITY;
     ALTER TABLE invoice_lines NO FORCE ROW LEVEL SECURITY;
     UPDATE invoices i SET vat_groups = ${GROUPS_OF('i')} WHERE i.status <> 'DRAFT';
+    -- The update queued the invoices' deferred checks; they run now, as ALTER TABLE refuses a table with
+    -- pending trigger events.
+    SET CONSTRAINTS ALL IMMEDIATE;
     ALTER TABLE invoices FORCE ROW LEVEL SECURITY;
     ALTER TABLE invoice_lines FORCE ROW LEVEL SECURITY;
     ALTER TABLE invoices ADD CONSTRAINT invoices_vat_groups_posted CHECK ((status = 'DRAFT') = (vat_groups IS NULL));
