@@ -1,7 +1,7 @@
 import { assetsOfInvoice } from '../../db/repositories/fixed-assets/assets';
 import { randomUUID } from 'node:crypto';
 import Decimal from 'decimal.js';
-import { lateMarker, selectBatch, selectResults, type Tx } from '../../db/connection';
+import { lateMarker, selectBatch, type Statement, type Tx } from '../../db/connection';
 import { postingContextOf, postingContextStatement } from '../../db/repositories/ledger/journal';
 import { DuplicateRowError } from '../../db/repositories/errors';
 import {
@@ -13,6 +13,7 @@ import {
   insertDraft,
   invoiceLinesOf,
   invoiceLinesStatement,
+  invoicePostingContextStatement,
   listInvoices as listInvoiceRows,
   markCancelled,
   markPostedStatements,
@@ -23,9 +24,10 @@ import {
   type InvoiceFilter,
   type InvoiceLineRow,
   type InvoiceRow,
+  type PostedRow,
 } from '../../db/repositories/invoices/invoices';
 import { lastReleaseOf } from '../../db/repositories/payments/payments';
-import { recordedStartsOf, type RecordedStart } from '../../db/repositories/webhooks/events';
+import { recordedStartsOf, subscribedStatement, type RecordedStart } from '../../db/repositories/webhooks/events';
 import {
   computeInvoice,
   DEFAULT_DOCUMENT_ACCOUNTS,
@@ -37,16 +39,16 @@ import {
   type InvoiceLine,
 } from '../../core/invoices/invoices';
 import { prepareEntry, prepareReversal, systemRequestId } from '../../core/ledger/journal';
-import { currencyDecimals } from '../../core/ledger/currency';
+import { currencyDecimals, FUNCTIONAL_CURRENCY } from '../../core/ledger/currency';
 import { AppError } from '../../core/shared/problems';
 import type { Principal, RequestContext } from '../http/context';
 import type { Schemas } from '../http/operation-handler';
 import { pageOf, type PageQuery } from '../http/pages';
 import { recordCallerEvent } from '../../services/audit/caller-events';
-import type { CompanyScope, CompanyScopes } from '../organisation/company-scope';
+import type { CompanyScope, CompanyScopes, Opened } from '../organisation/company-scope';
 import type { WebhookEvents } from '../webhooks/events';
 import { commitDocumentChange } from '../ledger/posting';
-import { documentRate, readPostingContext, writeEntry } from '../../services/ledger/posting';
+import { readPostingContext, storedRateOf, writeEntry } from '../../services/ledger/posting';
 import { loadEntry } from '../../services/ledger/journal-entries';
 
 type Invoice = Schemas['Invoice'];
@@ -302,35 +304,39 @@ export function createInvoices({ companies, webhookEvents }: { companies: Compan
 
   /**
    * A change of one invoice that posts an entry: the invoice found (404, even in an archived company) and held
-   * until commit, read with its lines in one round trip.
+   * until commit, read with its lines in the transaction's opening (no round trip of its own), with the
+   * caller's own `opening` statements, whose rows `work` gets.
    */
   const postingChange = (
     principal: Principal,
     legalEntityId: string,
     id: string,
-    work: (tx: Tx, scope: CompanyScope, current: InvoiceRow, lines: InvoiceLineRow[]) => Promise<{ result: Invoice; starts: RecordedStart[] }>,
-  ): Promise<Invoice> => {
-    let held: { current: InvoiceRow; lines: InvoiceLineRow[] } | undefined;
-    return commitDocumentChange(
+    work: (tx: Tx, scope: CompanyScope, current: InvoiceRow, lines: InvoiceLineRow[], opened: Opened) => Promise<{ result: Invoice; starts: RecordedStart[] }>,
+    opening: (scope: CompanyScope) => Statement[] = () => [],
+  ): Promise<Invoice> =>
+    commitDocumentChange(
       { companies, webhookEvents },
       principal,
       legalEntityId,
-      async (tx, scope) => work(tx, scope, held!.current, held!.lines),
-      async (tx, scope) => {
-        const [[row], lines] = await selectResults(tx, [findInvoiceStatement(scope, id, { lock: true }), invoiceLinesStatement(scope, [id])]);
-        // Another company's or tenant's invoice is not there either: the caller learns nothing about it.
-        if (!row) throw new AppError('not-found', 'No invoice with this id in this company');
-        held = { current: row as unknown as InvoiceRow, lines: lines as unknown as InvoiceLineRow[] };
+      async (tx, scope, [[row], lines, ...opened]) => work(tx, scope, row as unknown as InvoiceRow, lines as unknown as InvoiceLineRow[], opened),
+      {
+        statements: (scope) => [findInvoiceStatement(scope, id, { lock: true }), invoiceLinesStatement(scope, [id]), ...opening(scope)],
+        found: ([[row]]) => {
+          // Another company's or tenant's invoice is not there either: the caller learns nothing about it.
+          if (!row) throw new AppError('not-found', 'No invoice with this id in this company');
+        },
       },
     );
-  };
 
   async function postInvoice(principal: Principal, legalEntityId: string, id: string, ctx: RequestContext): Promise<Invoice> {
-    return postingChange(principal, legalEntityId, id, async (tx, scope, current, currentLines) => {
+    const requestIdOf = (scope: CompanyScope) => systemRequestId(`invoice-posting:${scope.tenantId}:${id}`);
+    return postingChange(principal, legalEntityId, id, async (tx, scope, current, currentLines, [[subscription], contextRows]) => {
       // Posting is idempotent: a posted (or paid) invoice is answered as it is.
       if (current.status === 'POSTED') return { result: toInvoice(current, currentLines), starts: [] };
       if (current.status !== 'DRAFT') throw notDraft(current, 'a cancelled invoice is not posted again; draft a new one');
-      const rate = await documentRate(tx, current.currency, current.invoice_date);
+      // The posting's checks were read with the invoice, the CBU rate of its date among them.
+      const context = postingContextOf(contextRows!);
+      const rate = storedRateOf(context, current.currency, current.invoice_date);
       const lines = currentLines.map(postingLineOf);
       const amounts = { lines, totalNet: current.total_net, totalVat: current.total_vat, totalGross: current.total_gross };
       const converted = uzsAmountsOf(amounts, rate?.rate ?? null);
@@ -349,7 +355,8 @@ export function createInvoices({ companies, webhookEvents }: { companies: Compan
             ...(l.currency ? { currency: l.currency, currencyAmount: l.currencyAmount!, rate: l.rate!, rateSource: 'CBU' as const } : {}),
           })),
         });
-      const requestId = systemRequestId(`invoice-posting:${scope.tenantId}:${id}`);
+      const requestId = requestIdOf(scope);
+      const subscribed = (subscription as { subscribed: boolean } | undefined)?.subscribed === true;
       // A sales invoice's number is taken in the entry's own round trip, just before the ledger's row, so the
       // company's counter row is held as briefly as its ledger row: until then its texts carry a marker the
       // batch replaces with the number taken (LateText).
@@ -357,7 +364,6 @@ export function createInvoices({ companies, webhookEvents }: { companies: Compan
       const late = sales ? { number: lateMarker(), sequence: lateMarker() } : null;
       const number = late ? late.number : current.number!;
       const prepared = prepare(number);
-      const context = await readPostingContext(tx, scope, requestId, prepared);
       const entryId = randomUUID();
       const posted = {
         number,
@@ -393,21 +399,28 @@ export function createInvoices({ companies, webhookEvents }: { companies: Compan
               ],
             }
           : {}),
+        // The webhook event only when someone subscribed (read with the invoice): it stays out of the company's hold.
         after: [
           ...markPostedStatements(scope, id, posted),
-          webhookEvents.statement(scope.tenantId, { type: 'invoice.posted', data: eventData(scope, current, number, entryId) }),
-          findInvoiceStatement(scope, id),
-          invoiceLinesStatement(scope, [id]),
+          ...(subscribed ? [webhookEvents.statement(scope.tenantId, { type: 'invoice.posted', data: eventData(scope, current, number, entryId) })] : []),
         ],
       });
       // The invoice row is held, and a draft has no entry: nothing can have posted it before.
       if (written.replayed) throw new Error(`invoice ${id}: its posting entry exists while it is a draft`);
-      const [, , [event], [row], postedLines] = written.after;
-      return {
-        result: toInvoice(row as unknown as InvoiceRow, postedLines as unknown as InvoiceLineRow[]),
-        starts: recordedStartsOf(event!),
-      };
-    });
+      const [, [updated], event] = written.after;
+      // The answer is the invoice held, with what its posting wrote: no read back.
+      const { number: taken, version, posted_at, updated_at } = updated as unknown as PostedRow;
+      const row: InvoiceRow = { ...current, status: 'POSTED', number: taken, rate: posted.rate, rate_date: posted.rateDate, gross_uzs: posted.grossUzs, vat_uzs: posted.vatUzs, entry_id: entryId, posted_at, version, updated_at };
+      const postedLines = currentLines.map((l, i) => ({ ...l, net_uzs: posted.lineUzs[i]!.netUzs, vat_uzs: posted.lineUzs[i]!.vatUzs }));
+      return { result: toInvoice(row, postedLines), starts: event ? recordedStartsOf(event[0]!) : [] };
+    }, (scope) => [
+      subscribedStatement(scope, 'invoice.posted'),
+      invoicePostingContextStatement(scope, id, {
+        requestId: requestIdOf(scope),
+        accounts: [accounts.receivable, accounts.payable, accounts.outputVat, accounts.inputVat],
+        functionalCurrency: FUNCTIONAL_CURRENCY,
+      }),
+    ]);
   }
 
   async function cancelInvoice(principal: Principal, legalEntityId: string, id: string, input: Schemas['DocumentCancellation'], ctx: RequestContext): Promise<Invoice> {

@@ -2,7 +2,7 @@ import type { Tx } from '../../db/connection';
 import type { RecordedStart } from '../../db/repositories/webhooks/events';
 import { postingProblemOf } from '../../services/ledger/posting';
 import type { Principal } from '../http/context';
-import type { CompanyScope, CompanyScopes } from '../organisation/company-scope';
+import type { ChangeTarget, CompanyScope, CompanyScopes, Opened } from '../organisation/company-scope';
 import type { WebhookEvents } from '../webhooks/events';
 
 /**
@@ -14,8 +14,8 @@ export async function commitDocumentChange<T>(
   deps: { companies: CompanyScopes; webhookEvents: WebhookEvents },
   principal: Principal,
   legalEntityId: string,
-  work: (tx: Tx, scope: CompanyScope) => Promise<{ result: T; starts: RecordedStart[] }>,
-  target?: (tx: Tx, scope: CompanyScope) => Promise<void>,
+  work: (tx: Tx, scope: CompanyScope, opened: Opened) => Promise<{ result: T; starts: RecordedStart[] }>,
+  target?: ChangeTarget,
 ): Promise<T> {
   let done: { result: T; starts: RecordedStart[] };
   try {

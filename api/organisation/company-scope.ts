@@ -6,6 +6,16 @@ import type { Principal } from '../http/context';
 
 export type { CompanyScope };
 
+/** Rows of each statement of a batch, in order. */
+export type Opened = Record<string, unknown>[][];
+
+/**
+ * What a change acts on, found before the archive check (so an unknown target is 404 even in an archived
+ * company): a function run in the transaction, or statements sent with the transaction's opening (no round
+ * trip of their own) and `found`, which reads their rows and refuses what is not there.
+ */
+export type ChangeTarget = ((tx: Tx, scope: CompanyScope) => Promise<void>) | { statements: (scope: CompanyScope) => Statement[]; found: (opened: Opened) => void };
+
 export interface CompanyScopes {
   /** A read of one company: one tenant transaction, the company must exist in the caller's workspace. */
   read<T>(principal: Principal, legalEntityId: string, work: (tx: Tx, scope: CompanyScope) => Promise<T>): Promise<T>;
@@ -17,15 +27,10 @@ export interface CompanyScopes {
   /**
    * A change to one company: as `read`, and the company must not be archived. The company row is held
    * FOR SHARE until commit, so an archive waits for the change and no change commits after an archive.
-   * `target` runs between the existence and the archive check, so an unknown target is 404 even in an
-   * archived company.
+   * `target` is checked between the existence and the archive check, so an unknown target is 404 even in an
+   * archived company; `work` gets the rows of its statements.
    */
-  change<T>(
-    principal: Principal,
-    legalEntityId: string,
-    work: (tx: Tx, scope: CompanyScope) => Promise<T>,
-    target?: (tx: Tx, scope: CompanyScope) => Promise<void>,
-  ): Promise<T>;
+  change<T>(principal: Principal, legalEntityId: string, work: (tx: Tx, scope: CompanyScope, opened: Opened) => Promise<T>, target?: ChangeTarget): Promise<T>;
 }
 
 const NO_COMPANY = 'No company with this id in your workspace';
@@ -55,13 +60,15 @@ export function createCompanyScopes(db: Sequelize): CompanyScopes {
     },
     change(principal, legalEntityId, work, target) {
       const scope = { tenantId: principal.tenantId, legalEntityId };
-      return withTenant(db, scope.tenantId, async (tx, [found]) => {
+      const opening = typeof target === 'object' ? target.statements(scope) : [];
+      return withTenant(db, scope.tenantId, async (tx, [found, ...opened]) => {
         const company = companyOf(found!);
         if (!company) throw new AppError('not-found', NO_COMPANY);
-        if (target) await target(tx, scope);
+        if (typeof target === 'function') await target(tx, scope);
+        else target?.found(opened);
         if (company.archived) throw new AppError('company-archived', 'The company is archived; its accounting records are read-only');
-        return work(tx, scope);
-      }, [companyStatement(scope, { forChange: true })]);
+        return work(tx, scope, opened);
+      }, [companyStatement(scope, { forChange: true }), ...opening]);
     },
   };
 }

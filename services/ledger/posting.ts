@@ -165,8 +165,19 @@ export function postingProblemOf(err: unknown): AppError | null {
  * (null for UZS); 409 rate-unavailable when none is stored.
  */
 export async function documentRate(tx: Tx, currency: string, date: string): Promise<{ rate: string; rateDate: string } | null> {
+  return rateOrRefusal(currency === FUNCTIONAL_CURRENCY ? undefined : (await cbuRatesOn(tx, [currency], date)).get(currency), currency, date);
+}
+
+/**
+ * documentRate, from a posting context read for the document's date with its currency among those to rate
+ * (the context's rates are the latest stored on or before the entry's date).
+ */
+export function storedRateOf(context: PostingContext, currency: string, date: string): { rate: string; rateDate: string } | null {
+  return rateOrRefusal(context.rates.get(currency), currency, date);
+}
+
+function rateOrRefusal(rate: { rate: string; rateDate: string } | undefined, currency: string, date: string): { rate: string; rateDate: string } | null {
   if (currency === FUNCTIONAL_CURRENCY) return null;
-  const rate = (await cbuRatesOn(tx, [currency], date)).get(currency);
   if (!rate) throw new AppError('rate-unavailable', `No CBU rate is stored for ${currency} on or before ${date}`, { currencies: [currency], date });
   return rate;
 }

@@ -1,5 +1,6 @@
 import { selectBatch, selectRows, type Db, type Statement, type Tx } from '../../connection';
 import type { CompanyScope } from '../organisation/companies';
+import { postingContextSql } from '../ledger/journal';
 import type { InvoiceKind, InvoiceLine, TaxRegime } from '../../../core/invoices/invoices';
 
 // Invoices and their lines. Serves listInvoices, createInvoice, getInvoice, updateInvoice, deleteInvoice,
@@ -283,7 +284,39 @@ export interface Posted {
 /**
  * Records the posting on a draft (its lines' UZS amounts first, while it is still a draft), version + 1: two
  * statements, for the posting's own batch; nothing changes on the invoice when the cut-off refused its entry.
+ * The second answers what the database wrote of the invoice (PostedRow).
  */
+/**
+ * The posting context (postingContextOf) of the entry that posting the invoice writes, read from the invoice
+ * itself, so it travels with the transaction's opening: its lines' accounts and `accounts` (the settlement and
+ * VAT accounts the entry may name; one more known code checks nothing less), its counterparty, its currency
+ * when it is foreign, its date. No row when the invoice is not there.
+ */
+export function invoicePostingContextStatement(scope: CompanyScope, id: string, input: { requestId: string; accounts: string[]; functionalCurrency: string }): Statement {
+  return {
+    sql: `SELECT context.* FROM invoices i
+       CROSS JOIN LATERAL (SELECT array_agg(DISTINCT l.account_code) || CAST(:accounts AS text[]) AS codes
+                             FROM invoice_lines l WHERE l.tenant_id = i.tenant_id AND l.invoice_id = i.id) source
+       CROSS JOIN LATERAL (${postingContextSql({
+         codes: 'source.codes',
+         subaccountIds: "CAST('{}' AS uuid[])",
+         counterpartyIds: 'ARRAY[i.counterparty_id]',
+         currencies: "CASE WHEN i.currency = :functionalCurrency THEN CAST('{}' AS text[]) ELSE ARRAY[i.currency] END",
+         entryDate: 'i.invoice_date',
+       })}) context
+      WHERE i.tenant_id = :tenantId AND i.legal_entity_id = :legalEntityId AND i.id = :id`,
+    replacements: { ...scope, id, requestId: input.requestId, accounts: `{${input.accounts.join(',')}}`, functionalCurrency: input.functionalCurrency },
+  };
+}
+
+/** The invoice's columns its posting writes that the caller does not choose: the number taken, the version, the times. */
+export interface PostedRow {
+  number: string;
+  version: string;
+  posted_at: Date;
+  updated_at: Date;
+}
+
 export function markPostedStatements(scope: CompanyScope, id: string, posted: Posted): Statement[] {
   return [
     {
@@ -303,7 +336,8 @@ export function markPostedStatements(scope: CompanyScope, id: string, posted: Po
                    rate = CAST(:rate AS numeric), rate_date = CAST(:rateDate AS date), gross_uzs = :grossUzs, vat_uzs = :vatUzs, entry_id = :entryId,
                    posted_at = now(), posted_by_membership_id = :postedBy, version = version + 1, updated_at = now()
              WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId AND id = :id AND status = 'DRAFT'
-               AND EXISTS (SELECT 1 FROM journal_entries e WHERE e.tenant_id = :tenantId AND e.id = :entryId)`,
+               AND EXISTS (SELECT 1 FROM journal_entries e WHERE e.tenant_id = :tenantId AND e.id = :entryId)
+         RETURNING number, version, posted_at, updated_at`,
       replacements: { ...scope, id, ...posted, lineUzs: null },
     },
   ];

@@ -279,32 +279,55 @@ type PostingContextRow = {
   rates: Record<string, { rate: string; rateDate: string }> | null;
 };
 
+/**
+ * Where a posting context's inputs come from, as SQL expressions: the lines' account codes (text[]), their
+ * subaccounts and counterparties (uuid[]), the currencies to rate (text[]) and the entry's date.
+ */
+export interface PostingContextSources {
+  codes: string;
+  subaccountIds: string;
+  counterpartyIds: string;
+  currencies: string;
+  entryDate: string;
+}
+
+/** The posting context's one row (the company, the requestId, the chart, the rates) from `sources`; :tenantId, :legalEntityId and :requestId bound. */
+export function postingContextSql(sources: PostingContextSources): string {
+  return `SELECT (SELECT archived_at IS NOT NULL FROM legal_entities WHERE tenant_id = :tenantId AND id = :legalEntityId FOR KEY SHARE) AS archived,
+            EXISTS (SELECT 1 FROM journal_entries WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId AND request_id = :requestId) AS replayed,
+            (SELECT array_agg(code) FROM (
+               SELECT code FROM global_accounts WHERE code = ANY(${sources.codes})
+               UNION
+               SELECT code FROM company_accounts
+                WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId AND custom AND code = ANY(${sources.codes})) known) AS codes,
+            (SELECT json_object_agg(parent_code, details) FROM (
+               SELECT parent_code, array_agg(code ORDER BY code) AS details FROM global_accounts
+                WHERE parent_code = ANY(${sources.codes}) GROUP BY parent_code) header) AS headers,
+            (SELECT json_agg(json_build_object('id', id, 'parent', parent_code)) FROM company_subaccounts
+              WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId AND id = ANY(${sources.subaccountIds})) AS subaccounts,
+            (SELECT json_agg(json_build_object('id', id, 'archived', archived)) FROM counterparties
+              WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId AND id = ANY(${sources.counterpartyIds})) AS counterparties,
+            coalesce((SELECT require_counterparty_on_settlements FROM company_accounting_settings
+                       WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId), false) AS require_counterparty,
+            (SELECT json_object_agg(currency_code, json_build_object('rate', rate::text, 'rateDate', to_char(effective_date, 'YYYY-MM-DD'))) FROM (
+               SELECT DISTINCT ON (currency_code) currency_code, rate, effective_date FROM exchange_rates
+                WHERE source = 'CBU' AND currency_code = ANY(${sources.currencies}) AND effective_date <= ${sources.entryDate}
+                ORDER BY currency_code, effective_date DESC) stored) AS rates`;
+}
+
 /** The company, the requestId and the chart of a posting as one statement (read it with postingContextOf). */
 export function postingContextStatement(
   scope: LedgerScope,
   input: { requestId: string; codes: string[]; subaccountIds: string[]; counterpartyIds?: string[]; currencies: string[]; entryDate: string },
 ): Statement {
   return {
-    sql: `SELECT (SELECT archived_at IS NOT NULL FROM legal_entities WHERE tenant_id = :tenantId AND id = :legalEntityId FOR KEY SHARE) AS archived,
-            EXISTS (SELECT 1 FROM journal_entries WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId AND request_id = :requestId) AS replayed,
-            (SELECT array_agg(code) FROM (
-               SELECT code FROM global_accounts WHERE code = ANY(ARRAY[:codes]::text[])
-               UNION
-               SELECT code FROM company_accounts
-                WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId AND custom AND code = ANY(ARRAY[:codes]::text[])) known) AS codes,
-            (SELECT json_object_agg(parent_code, details) FROM (
-               SELECT parent_code, array_agg(code ORDER BY code) AS details FROM global_accounts
-                WHERE parent_code = ANY(ARRAY[:codes]::text[]) GROUP BY parent_code) header) AS headers,
-            (SELECT json_agg(json_build_object('id', id, 'parent', parent_code)) FROM company_subaccounts
-              WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId AND id = ANY(CAST(:subaccountIds AS uuid[]))) AS subaccounts,
-            (SELECT json_agg(json_build_object('id', id, 'archived', archived)) FROM counterparties
-              WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId AND id = ANY(CAST(:counterpartyIds AS uuid[]))) AS counterparties,
-            coalesce((SELECT require_counterparty_on_settlements FROM company_accounting_settings
-                       WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId), false) AS require_counterparty,
-            (SELECT json_object_agg(currency_code, json_build_object('rate', rate::text, 'rateDate', to_char(effective_date, 'YYYY-MM-DD'))) FROM (
-               SELECT DISTINCT ON (currency_code) currency_code, rate, effective_date FROM exchange_rates
-                WHERE source = 'CBU' AND currency_code = ANY(CAST(:currencies AS text[])) AND effective_date <= :entryDate
-                ORDER BY currency_code, effective_date DESC) stored) AS rates`,
+    sql: postingContextSql({
+      codes: 'ARRAY[:codes]::text[]',
+      subaccountIds: 'CAST(:subaccountIds AS uuid[])',
+      counterpartyIds: 'CAST(:counterpartyIds AS uuid[])',
+      currencies: 'CAST(:currencies AS text[])',
+      entryDate: ':entryDate',
+    }),
     replacements: { ...scope, ...input, subaccountIds: `{${input.subaccountIds.join(',')}}`, counterpartyIds: `{${(input.counterpartyIds ?? []).join(',')}}`, currencies: `{${input.currencies.join(',')}}` },
   };
 }

@@ -313,6 +313,8 @@ describe('postInvoice and cancelInvoice', () => {
     expect(posted).toMatchObject({ rate: '13777.77', rateDate: '2026-07-01', grossUzs: '1547519.13' });
     const sum = posted.lines.reduce((s: number, l: { netUzs: string; vatUzs: string }) => s + Math.round(Number(l.netUzs) * 100) + Math.round(Number(l.vatUzs) * 100), 0);
     expect(sum).toBe(154751913);
+    // The answer is built from what the posting wrote, not read back: it is the invoice as it is read afterwards.
+    expect((await invoices.get(draft.id).expect(200)).body).toEqual(posted);
     const entry = (await ledgerApi(stack, who).get(posted.entryId).expect(200)).body;
     expect(entry.lines[0]).toMatchObject({ accountCode: '4010', debit: '1547519.13', currency: 'EUR', currencyAmount: '112.32', rate: '13777.77', rateSource: 'CBU', rateDate: '2026-07-01' });
     expect(entry.totalDebit).toBe('1547519.13');
