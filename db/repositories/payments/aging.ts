@@ -8,7 +8,8 @@ import type { CompanyScope } from '../organisation/companies';
 // the outstanding total is the settlement account's balance of that currency's lines (UZS lines for UZS,
 // the foreign amounts for a foreign currency) and the advances total the advance account's. One statement.
 //
-// It reads the side's invoices and payments dated by then, and of the allocations only those that changed
+// It reads the side's invoices dated by then from the index alone (migration 2026.11.29T02.30.00.aging-covering-index
+// gave it the columns the aging reads), its payments, and of the allocations only those that changed
 // since: what was allocated to an invoice (a payment) on the date is its running `allocated` sum (held equal
 // to its live allocations at commit, migration 2026.11.26T15.00.00.payments) less what was allocated after the
 // date plus what was released after it (none to read for an aging of today; migration
