@@ -176,6 +176,7 @@ export function createApp(deps: AppDeps): Express {
   const metrics = deps.metrics ?? createApiMetrics(db);
   const hashGate = deps.hashGate ?? createHashGate({ concurrency: config.passwords.hashConcurrency, maxWaitMs: config.passwords.hashMaxWaitMs, perClient: config.passwords.hashPerClient });
   metrics.watchHashGate(hashGate);
+  metrics.describeConfiguration({ node_env: config.env, validate_responses: String(config.validateResponses), log_level: config.logLevel, log_format: config.logFormat });
   const hasher = deps.hasher ?? createPasswordHasher({ memoryKib: config.passwords.argon2MemoryKib, timeCost: config.passwords.argon2TimeCost }, hashGate);
 
   const app = express();

@@ -36,9 +36,11 @@
 //      same day (BENCH_OVERVIEW_LINES, BENCH_OVERVIEW_INVOICES as for npm run bench:overview).
 // BENCH_ONLY picks sections: reads,sql,posting,foreign,steps,hashing,revaluation,reports,exports,cluster,
 // invoice-posting,aging,vat-register,bank-import,fixed-assets,overview (all by default; BENCH_REPORT_LINES sets the lines of sections 8 and 9).
-// Start the service with the request-rate limits raised, and the password hashes one client address may
-// have at once (the workspaces are registered eight at a time, all from this address; they would stop the load):
-//   RATE_LIMIT_MAGIC_LINK_PER_IP=1000000/3600 RATE_LIMIT_REGISTER_PER_IP=1000000/600 \
+// Start the service as production runs it (response validation off; every benchmark prints the API's
+// configuration first, from its metrics), with the request-rate limits raised, and the password hashes one
+// client address may have at once (the workspaces are registered eight at a time, all from this address; they
+// would stop the load):
+//   VALIDATE_RESPONSES=false RATE_LIMIT_MAGIC_LINK_PER_IP=1000000/3600 RATE_LIMIT_REGISTER_PER_IP=1000000/600 \
 //   RATE_LIMIT_LOGIN_PER_IP=1000000/300 RATE_LIMIT_EMAIL_CHALLENGE_PER_IP=1000000/600 \
 //   PASSWORD_HASH_PER_CLIENT=1000 CREDENTIAL_FAILURES_PER_IP_PER_DAY=1000000 \
 //   CREDENTIAL_FAILURES_PER_EMAIL_AND_IP=1000000 npm start

@@ -82,9 +82,26 @@ export async function load(scenario: string, concurrency: number, seconds: numbe
 }
 
 
+/**
+ * Refuses to run without a ready API, and prints the settings it runs with (api_configuration_info of its
+ * metrics, BENCH_METRICS_URL, default the METRICS_PORT's): a benchmark's numbers hold for that configuration.
+ */
 export async function requireRunningApi(): Promise<void> {
   const health = await fetch(`${BASE}/readyz`).catch(() => null);
   if (!health?.ok) throw new Error(`no ready API at ${BASE}: start it with npm start`);
+  console.log(`API configuration: ${await apiConfiguration()}`);
+}
+
+async function apiConfiguration(): Promise<string> {
+  const config = loadConfig({ ...process.env, NODE_ENV: process.env.NODE_ENV ?? 'development' });
+  const url = process.env.BENCH_METRICS_URL ?? `http://127.0.0.1:${config.metricsPort}/metrics`;
+  const text = await (await fetch(url).catch(() => null))?.text().catch(() => '');
+  const labels = /^api_configuration_info\{([^}]*)\} 1$/m.exec(text ?? '')?.[1];
+  if (!labels) return `unknown (no api_configuration_info at ${url})`;
+  const of = (name: string) => new RegExp(`${name}="([^"]*)"`).exec(labels)?.[1] ?? '?';
+  const production = of('validate_responses') === 'false' && of('log_level') === 'info' && of('log_format') === 'json';
+  return `NODE_ENV=${of('node_env')}, response validation ${of('validate_responses') === 'true' ? 'on' : 'off'}, logs ${of('log_format')} at ${of('log_level')}` +
+    (production ? ' (as in production)' : ' (not as in production: VALIDATE_RESPONSES=false LOG_LEVEL=info LOG_FORMAT=json are)');
 }
 
 /** A connected superuser client on the service's database (DATABASE_ADMIN_URL), for arranging large data sets. */

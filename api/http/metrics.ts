@@ -15,6 +15,15 @@ export interface ApiMetrics {
   countRateLimitRejection(action: string): void;
   /** Reports the password-hash gate: running and waiting now, refusals so far. */
   watchHashGate(gate: HashGate): void;
+  /** The settings that change the cost of a request (api_configuration_info), for a benchmark's header. */
+  describeConfiguration(settings: ConfigurationLabels): void;
+}
+
+export interface ConfigurationLabels {
+  node_env: string;
+  validate_responses: string;
+  log_level: string;
+  log_format: string;
 }
 
 interface SequelizePool {
@@ -94,10 +103,21 @@ export function createApiMetrics(db: Sequelize): ApiMetrics {
     },
   });
 
+  const configuration = new Gauge({
+    name: 'api_configuration_info',
+    help: 'Always 1: the settings that change what a request costs (NODE_ENV, response validation, logging), as labels',
+    labelNames: ['node_env', 'validate_responses', 'log_level', 'log_format'] as const,
+    registers: [registry],
+  });
+
   return {
     registry,
     watchHashGate(gate) {
       hashGate = gate;
+    },
+    describeConfiguration(settings) {
+      configuration.reset();
+      configuration.set({ ...settings }, 1);
     },
     observeRequest(operationId, method, status, seconds) {
       http.observe({ operation: operationId ?? 'none', method, status: String(status) }, seconds);

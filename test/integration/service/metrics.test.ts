@@ -50,6 +50,15 @@ describe('GET /metrics on the metrics listener (Prometheus)', () => {
     for (const identifying of [user.me.tenantId, user.me.membershipId, user.email, user.me.company.slug]) expect(text).not.toContain(identifying);
   });
 
+  test("the configuration a request's cost depends on, as labels of api_configuration_info (what a benchmark prints first)", async () => {
+    const text = await metrics();
+    // The test stack runs with its own settings: they are what the labels say.
+    const { config } = stack;
+    expect(text).toContain(
+      `api_configuration_info{node_env="test",validate_responses="${String(config.validateResponses)}",log_level="${config.logLevel}",log_format="${config.logFormat}"} 1`,
+    );
+  });
+
   test('rate-limit rejections by action', async () => {
     const counted = (text: string) => ['login', 'credentials'].map((action) => sample(text, `rate_limit_rejections_total{action="${action}"}`) ?? 0);
     const [loginBefore, credentialsBefore] = counted(await metrics());
