@@ -334,3 +334,10 @@ describe('PUT /accounting-settings/{legalEntityId}/accounts/{code} (configureCom
     expect(n).toBe(1);
   });
 });
+
+describe('the account list\'s function in the database', () => {
+  test('plans each call for its own values: a generic plan kept every optional filter and took 4.4 ms a page where the call\'s own takes 0.6 ms', async () => {
+    const [fn] = await stack.admin.query<{ config: string[] | null }>("SELECT proconfig AS config FROM pg_proc WHERE proname = 'app_company_chart_page'", { type: QueryTypes.SELECT });
+    expect(fn!.config).toContain('plan_cache_mode=force_custom_plan');
+  });
+});
