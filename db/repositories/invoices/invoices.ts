@@ -289,11 +289,6 @@ export interface Posted {
 }
 
 /**
- * Records the posting on a draft (its lines' UZS amounts first, while it is still a draft), version + 1: two
- * statements, for the posting's own batch; nothing changes on the invoice when the cut-off refused its entry.
- * The second answers what the database wrote of the invoice (PostedRow).
- */
-/**
  * The posting context (postingContextOf) of the entry that posting the invoice writes, read from the invoice
  * itself, so it travels with the transaction's opening: its lines' accounts and `accounts` (the settlement and
  * VAT accounts the entry may name; one more known code checks nothing less), its counterparty, its currency
@@ -323,6 +318,11 @@ export interface PostedRow {
   updated_at: Date;
 }
 
+/**
+ * Records the posting on a draft (its lines' UZS amounts first, while it is still a draft), version + 1: two
+ * statements, for the posting's own batch; nothing changes on the invoice when the cut-off refused its entry.
+ * The second answers what the database wrote of the invoice (PostedRow).
+ */
 export function markPostedStatements(scope: CompanyScope, id: string, posted: Posted): Statement[] {
   return [
     {
