@@ -40,6 +40,7 @@ import { invoiceHandlers } from './invoices/handlers';
 import { paymentHandlers } from './payments/handlers';
 import { fixedAssetHandlers } from './fixed-assets/handlers';
 import { bankStatementHandlers } from './bank-statements/handlers';
+import { spoolFileBody } from './http/file-body';
 import { MAX_STATEMENT_BYTES as MAX_FILE_BODY } from '../adapters/bank-statements/fields';
 import { ledgerHandlers } from './ledger/handlers';
 import { auditHandlers } from './audit/handlers';
@@ -194,12 +195,13 @@ export function createApp(deps: AppDeps): Express {
   // The provider's event batches (up to 1,000 events) are larger than any request of a client.
   const callbackBody = express.json({ limit: '1mb', type: jsonTypes, verify: keepRawBody });
   // A file sent as it was exported (importBankStatement's statement): its bytes, up to 20 MiB, in the types
-  // the document offers for it (a binary body); any other type is left for the validator to refuse (415).
+  // the document offers for it (a binary body), spooled to disk rather than held; any other type is left for
+  // the validator to refuse (415).
   const fileBodies = new Map(
     index.operations.flatMap((op) => {
       const content = (doc.paths[op.path]?.[op.method.toLowerCase()]?.requestBody?.content ?? {}) as Record<string, { schema?: { format?: string } }>;
       const types = Object.entries(content).filter(([, media]) => media.schema?.format === 'binary').map(([type]) => type);
-      return types.length > 0 ? [[op.operationId, express.raw({ limit: MAX_FILE_BODY, type: types })] as const] : [];
+      return types.length > 0 ? [[op.operationId, spoolFileBody({ limit: MAX_FILE_BODY, types })] as const] : [];
     }),
   );
   app.use(docsRoutes(index.pathOf('getOpenApiDocument', {})));

@@ -16,12 +16,16 @@ import {
   proposeLines,
   proposedInvoiceIds,
   unmatchedLinesOfImport,
-  readImportFile,
-  storeImportLines,
+  findImportFile,
+  importFileChunks,
+  insertImportLines,
+  markLinesStored,
   type ImportProblem,
+  type LinePage,
+  type LineToStore,
 } from '../../db/repositories/bank-statements/statements';
-import { parseBankStatement, type ColumnProfile } from '../../adapters/bank-statements';
-import { defaultProposal, lineKeys, summaryOf } from '../../core/bank-statements/lines';
+import { readBankStatement, type ColumnProfile } from '../../adapters/bank-statements';
+import { defaultProposal, StatementTally, summaryOf } from '../../core/bank-statements/lines';
 import { ruleHolds, rulesInOrder, settleInvoices, type LineProposal } from '../../core/bank-statements/rules';
 import { findRule, listRules, openInvoicesByTin, type CounterpartyInvoices } from '../../db/repositories/bank-statements/rules';
 import { AppError } from '../../core/shared/problems';
@@ -29,7 +33,7 @@ import type { Actor, Origin } from '../../services/audit/caller-events';
 import { postingProblemOf } from '../../services/ledger/posting';
 import { type EventRecorder } from '../../services/payments/payments';
 import { matchLineIn, proposalMatch } from '../../services/bank-statements/lines';
-import { statementDifference, StatementFormatError, type ParsedStatement } from '../../core/bank-statements/statements';
+import { StatementFormatError, type StatementFormat, type StatementHead } from '../../core/bank-statements/statements';
 import type { AuditAction } from '../../core/audit/audit-actions';
 import type { ImportBankStatementActivities, ImportBankStatementInput } from '../../contracts/bank-statements';
 
@@ -55,8 +59,8 @@ function recordOutcome(tx: Tx, input: ImportBankStatementInput, action: AuditAct
 }
 
 /** Why a statement read from the file cannot go into this bank account, or null when it can. */
-function statementProblem(statements: ParsedStatement[], account: { accountNumber: string; currency: string }): ImportProblem | null {
-  for (const [i, s] of statements.entries()) {
+function statementProblem(statements: Array<{ head: StatementHead; tally: StatementTally }>, account: { accountNumber: string; currency: string }): ImportProblem | null {
+  for (const [i, { head: s, tally }] of statements.entries()) {
     const which = statements.length > 1 ? `statement ${i + 1} of the file` : 'the statement';
     if (s.accountNumber !== account.accountNumber) {
       return {
@@ -68,7 +72,7 @@ function statementProblem(statements: ParsedStatement[], account: { accountNumbe
     if (s.currency && s.currency !== account.currency) {
       return { type: 'statement-currency-mismatch', title: 'The statement is in another currency', detail: `${which} is in ${s.currency}, the bank account in ${account.currency}` };
     }
-    const difference = statementDifference(s);
+    const difference = tally.difference(s);
     if (difference !== '0.00') {
       return {
         type: 'statement-unbalanced',
@@ -81,17 +85,36 @@ function statementProblem(statements: ParsedStatement[], account: { accountNumbe
   return null;
 }
 
+/** A file read to its end that cannot be stored: what was stored of it is rolled back, and the import fails with the problem. */
+class Refused extends Error {
+  constructor(
+    readonly problem: ImportProblem,
+    readonly format: StatementFormat | null,
+  ) {
+    super(problem.detail);
+  }
+}
+
+/** How many lines of an import are stored, or proposed for, at a time: what the import holds of a file is one page. */
+const LINE_PAGE = 2000;
+
 /**
  * What the company's rules propose for the import's new lines: for each line, the first enabled rule (by
  * priority) whose conditions hold and whose action has something to propose. SETTLE_INVOICES looks at the open
  * invoices of the counterparty the line's TIN names (one counterparty, else none), of the line's kind, dated
  * by the line and not proposed to another line.
  */
-async function ruleProposals(tx: Tx, scope: { tenantId: string; legalEntityId: string }, importId: string, currency: string, taken: Set<string>) {
+async function ruleProposals(
+  tx: Tx,
+  scope: { tenantId: string; legalEntityId: string },
+  query: { importId: string; currency: string; page: LinePage },
+  rules: ReturnType<typeof rulesInOrder>,
+  taken: Set<string>,
+) {
   const proposals: Array<{ lineId: string; proposal: LineProposal }> = [];
-  const rules = rulesInOrder((await listRules(tx, scope)).rows);
   if (rules.length === 0) return proposals;
-  const lines = await unmatchedLinesOfImport(tx, scope, importId);
+  const { importId, currency, page } = query;
+  const lines = await unmatchedLinesOfImport(tx, scope, importId, page);
   const tins = [...new Set(lines.flatMap((l) => (l.counterpartyTin ? [l.counterpartyTin] : [])))];
   const counterparties = new Map<string, CounterpartyInvoices[]>();
   for (const c of await openInvoicesByTin(tx, scope, { tins, currency })) counterparties.set(c.tin, [...(counterparties.get(c.tin) ?? []), c]);
@@ -136,7 +159,7 @@ export function createImportBankStatementActivities({ db }: ImportBankStatementD
     }
   }
 
-  async function fail(input: ImportBankStatementInput, problem: ImportProblem, format: ParsedStatement['format'] | null) {
+  async function fail(input: ImportBankStatementInput, problem: ImportProblem, format: StatementFormat | null) {
     await withTenant(db, input.tenantId, async (tx) => {
       if (await failImport(tx, scopeOf(input), input.importId, problem, format)) {
         await recordOutcome(tx, input, 'bank-statement.import-failed', `${problem.type}: ${problem.detail}`);
@@ -145,60 +168,74 @@ export function createImportBankStatementActivities({ db }: ImportBankStatementD
     return { outcome: 'FAILED' as const, problem: problem.type };
   }
 
+  /**
+   * Reads the file and stores its lines as it reads them, a page at a time, in one transaction: a file that
+   * turns out unreadable, of another account or unbalanced at its end is rolled back whole, nothing stored.
+   */
   async function storeStatementLines(input: ImportBankStatementInput) {
     return beating(async () => {
       const scope = scopeOf(input);
-      // What to read, outside the transaction that stores: parsing a large file takes a while.
-      const found = await withTenant(db, input.tenantId, async (tx) => {
-        const row = await findImport(tx, scope, { id: input.importId, bankAccountId: input.bankAccountId });
-        if (!row || row.status !== 'RUNNING') return null;
-        if (row.linesStored) return { stored: true as const };
-        const account = (await findBankAccount(tx, scope, input.bankAccountId))!;
-        const file = (await readImportFile(tx, scope, input.importId))!;
-        return { stored: false as const, account, file, contentType: row.contentType };
-      });
-      if (!found) return { outcome: 'SETTLED' as const };
-      if (found.stored) return { outcome: 'STORED' as const };
-
-      let statements: ParsedStatement[];
       try {
-        statements = await parseBankStatement(found.file.content, {
-          contentType: found.contentType,
-          ...(found.file.profile ? { profile: found.file.profile as unknown as ColumnProfile } : {}),
+        return await withTenant(db, input.tenantId, async (tx) => {
+          // Held until commit: a retry of this step waits here and then finds the lines stored.
+          const row = await findImport(tx, scope, { id: input.importId, bankAccountId: input.bankAccountId }, { lock: true });
+          if (!row || row.status !== 'RUNNING') return { outcome: 'SETTLED' as const };
+          if (row.linesStored) return { outcome: 'STORED' as const };
+          const account = (await findBankAccount(tx, scope, input.bankAccountId))!;
+          const file = (await findImportFile(tx, scope, input.importId))!;
+          const reader = readBankStatement(() => importFileChunks(tx, scope, input.importId), {
+            size: file.size,
+            contentType: row.contentType,
+            ...(file.profile ? { profile: file.profile as unknown as ColumnProfile } : {}),
+          });
+          const target = { importId: input.importId, bankAccountId: input.bankAccountId };
+          const tallies: StatementTally[] = [];
+          let page: LineToStore[] = [];
+          let read = 0;
+          let stored = 0;
+          let heads: StatementHead[];
+          for (;;) {
+            const next = await reader.next();
+            if (next.done) {
+              heads = next.value;
+              break;
+            }
+            const { statement, line } = next.value;
+            const tally = (tallies[statement] ??= new StatementTally());
+            read += 1;
+            page.push({ ...line, lineNo: read, key: tally.add(line) });
+            if (page.length >= LINE_PAGE) {
+              stored += await insertImportLines(tx, scope, target, page);
+              page = [];
+            }
+          }
+          if (heads.length === 0) throw new Refused({ type: 'statement-unreadable', title: 'The file cannot be read as a bank statement', detail: 'the file holds no statement' }, null);
+          const statements = heads.map((head, i) => ({ head, tally: tallies[i] ?? new StatementTally() }));
+          const problem = statementProblem(statements, account);
+          if (problem) throw new Refused(problem, heads[0]!.format);
+          stored += await insertImportLines(tx, scope, target, page);
+          await markLinesStored(tx, scope, {
+            importId: input.importId,
+            format: heads[0]!.format,
+            statementCount: heads.length,
+            summary: summaryOf(statements),
+            counts: { read, new: stored, duplicate: read - stored },
+          });
+          return { outcome: 'STORED' as const };
         });
       } catch (err) {
+        if (err instanceof Refused) return fail(input, err.problem, err.format);
         if (!(err instanceof StatementFormatError)) throw err;
         return fail(input, { type: 'statement-unreadable', title: 'The file cannot be read as a bank statement', detail: err.message, ...(err.line ? { line: err.line } : {}) }, null);
       }
-      if (statements.length === 0) {
-        return fail(input, { type: 'statement-unreadable', title: 'The file cannot be read as a bank statement', detail: 'the file holds no statement' }, null);
-      }
-      const problem = statementProblem(statements, found.account);
-      if (problem) return fail(input, problem, statements[0]!.format);
-
-      let lineNo = 0;
-      const lines = statements.flatMap((s) => {
-        const keys = lineKeys(s);
-        return s.lines.map((line, i) => ({ ...line, lineNo: ++lineNo, key: keys[i]! }));
-      });
-      return withTenant(db, input.tenantId, async (tx) => {
-        // Held until commit: a retry of this step waits here and then finds the lines stored.
-        const row = await findImport(tx, scope, { id: input.importId }, { lock: true });
-        if (!row || row.status !== 'RUNNING') return { outcome: 'SETTLED' as const };
-        if (row.linesStored) return { outcome: 'STORED' as const };
-        await storeImportLines(tx, scope, {
-          importId: input.importId,
-          bankAccountId: input.bankAccountId,
-          format: statements[0]!.format,
-          statementCount: statements.length,
-          summary: summaryOf(statements),
-          lines,
-        });
-        return { outcome: 'STORED' as const };
-      });
     });
   }
 
+  /**
+   * Proposals for the import's lines, a page of lines at a time in one transaction: first what the rules
+   * propose for every line, then the default proposal for the lines no rule took (a rule goes before the
+   * default even for an invoice an earlier line could take by default).
+   */
   async function proposeStatementLines(input: ImportBankStatementInput) {
     return beating(() =>
       withTenant(db, input.tenantId, async (tx) => {
@@ -210,19 +247,28 @@ export function createImportBankStatementActivities({ db }: ImportBankStatementD
         // In the statement's order: of two lines that could pay one invoice, the earlier is proposed it; an
         // invoice proposed to a line of an earlier import, not yet confirmed, is that line's.
         const taken = await proposedInvoiceIds(tx, scope);
-        const proposals = await ruleProposals(tx, scope, input.importId, account.currency, taken);
-        const byRule = new Set(proposals.map((p) => p.lineId));
-        for (const line of await defaultCandidates(tx, scope, { importId: input.importId, currency: account.currency })) {
-          if (byRule.has(line.lineId)) continue;
-          const proposal = defaultProposal(line, line.candidates.filter((c) => !taken.has(c.invoiceId)));
-          if (!proposal) continue;
-          for (const a of proposal.allocations) taken.add(a.invoiceId);
-          proposals.push({ lineId: line.lineId, proposal });
+        const rules = rulesInOrder((await listRules(tx, scope)).rows);
+        const pages = Array.from({ length: Math.ceil(row.counts.read / LINE_PAGE) }, (_, i) => ({ from: i * LINE_PAGE, size: LINE_PAGE }));
+        let autoConfirm = 0;
+        for (const page of pages) {
+          const proposals = await ruleProposals(tx, scope, { importId: input.importId, currency: account.currency, page }, rules, taken);
+          await proposeLines(tx, scope, proposals);
+          autoConfirm += proposals.filter((p) => p.proposal.autoConfirm).length;
         }
-        await proposeLines(tx, scope, proposals);
+        for (const page of pages) {
+          const proposals: Array<{ lineId: string; proposal: LineProposal }> = [];
+          // The lines a rule proposed for are PROPOSED now: only those left UNMATCHED come back.
+          for (const line of await defaultCandidates(tx, scope, { importId: input.importId, currency: account.currency, page })) {
+            const proposal = defaultProposal(line, line.candidates.filter((c) => !taken.has(c.invoiceId)));
+            if (!proposal) continue;
+            for (const a of proposal.allocations) taken.add(a.invoiceId);
+            proposals.push({ lineId: line.lineId, proposal });
+          }
+          await proposeLines(tx, scope, proposals);
+        }
         await markImportProposed(tx, scope, input.importId);
         // Without the person who imported, nobody is there to act for: the proposals wait for a person.
-        return { autoConfirm: row.importedBy ? proposals.filter((p) => p.proposal.autoConfirm).length : 0 };
+        return { autoConfirm: row.importedBy ? autoConfirm : 0 };
       }),
     );
   }

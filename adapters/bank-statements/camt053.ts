@@ -1,9 +1,10 @@
 import { SaxesParser, type SaxesTagNS } from 'saxes';
-import { StatementFormatError, type ParsedLine, type ParsedStatement } from '../../core/bank-statements/statements';
-import { compact, decimalAmount, fieldText, isoDay, optionalText, quote, strictUtf8 } from './fields';
+import { StatementFormatError } from '../../core/bank-statements/statements';
+import { compact, decimalAmount, fieldText, isoDay, optionalText, quote } from './fields';
+import { utf8Chunks, type ByteSource, type StatementHead, type StatementLine, type StatementReader } from './source';
 
 // ISO 20022 camt.053 (BkToCstmrStmt), read as a stream of events: no document tree is built, only the values
-// of a statement, its balances and entries. The parser (saxes) never fetches anything; a DOCTYPE is refused
+// of a statement, its balances and the entry being read; each entry is handed on as it closes. The parser (saxes) never fetches anything; a DOCTYPE is refused
 // before any of it is looked at, so no entity, internal or external, is ever declared, let alone expanded.
 
 const CAMT_053 = /^urn:iso:std:iso:20022:tech:xsd:camt\.053\.001\.[0-9]{2}$/;
@@ -53,7 +54,6 @@ interface Statement {
   from?: string;
   to?: string;
   balances: Balance[];
-  lines: ParsedLine[];
 }
 
 /** The day of a date or a date-time as written (its own offset kept: the bank's day, not UTC's). */
@@ -70,7 +70,9 @@ function signed(balance: Balance): string {
 }
 
 class Camt053Reader {
-  readonly statements: ParsedStatement[] = [];
+  readonly statements: StatementHead[] = [];
+  /** The lines read since they were last taken (the entries of the text written to the parser last). */
+  pending: StatementLine[] = [];
   private readonly path: string[] = [];
   private text = '';
   private statement: Statement | null = null;
@@ -98,7 +100,7 @@ class Camt053Reader {
     this.path.push(tag.uri === this.namespace ? tag.local : '#other');
     this.text = '';
     const at = this.path.join('/');
-    if (at === 'Document/BkToCstmrStmt/Stmt') this.statement = { line, balances: [], lines: [] };
+    if (at === 'Document/BkToCstmrStmt/Stmt') this.statement = { line, balances: [] };
     else if (at === 'Document/BkToCstmrStmt/Stmt/Bal') this.balance = { line };
     else if (at === 'Document/BkToCstmrStmt/Stmt/Ntry') this.entry = { line, transactions: [] };
     else if (at === 'Document/BkToCstmrStmt/Stmt/Ntry/NtryDtls/TxDtls') {
@@ -226,6 +228,7 @@ class Camt053Reader {
     if (e.indicator !== 'CRDT' && e.indicator !== 'DBIT') throw new StatementFormatError('malformed', `the entry's CdtDbtInd ${quote(e.indicator ?? '')} is neither CRDT nor DBIT`, e.line);
     if (e.amount === undefined) throw new StatementFormatError('malformed', 'the entry has no Amt', e.line);
     const s = this.statement!;
+    const statement = this.statements.length;
     if (s.currency && e.currency && e.currency !== s.currency) throw new StatementFormatError('malformed', `the entry is in ${e.currency}, the account in ${s.currency}`, e.line);
     const date = e.bookingDate ?? e.valueDate;
     if (!date) throw new StatementFormatError('malformed', 'the entry has neither BookgDt nor ValDt', e.line);
@@ -236,8 +239,9 @@ class Camt053Reader {
     const other = single ? (direction === 'IN' ? single.debtor : single.creditor) : {};
     const remittance = e.transactions.flatMap((t) => t.remittance).join(e.transactions.length > 1 ? '; ' : ' ');
     const endToEnd = single?.endToEnd === 'NOTPROVIDED' ? undefined : single?.endToEnd;
-    s.lines.push(
-      compact({
+    this.pending.push({
+      statement,
+      line: compact({
         date,
         direction,
         amount: decimalAmount(e.amount, { separator: '.' }, 'the entry amount', e.line),
@@ -249,7 +253,7 @@ class Camt053Reader {
         purpose: fieldText(remittance !== '' ? remittance : (e.additional ?? ''), 'Ustrd', e.line),
         documentNumber: optionalText(endToEnd, 'EndToEndId', e.line),
       }),
-    );
+    });
   }
 
   private endStatement(): void {
@@ -272,14 +276,12 @@ class Camt053Reader {
         periodTo: s.to,
         openingBalance: find(hasOpening ? ['OPBD'] : ['PRCD'], 'opening (OPBD or PRCD)'),
         closingBalance: find(['CLBD'], 'closing (CLBD)'),
-        lines: s.lines,
       }),
     );
   }
 }
 
-export function parseCamt053(bytes: Uint8Array, maxLines: number): ParsedStatement[] {
-  const text = strictUtf8(bytes, 'the XML document');
+export async function* readCamt053(source: ByteSource, maxLines: number): StatementReader {
   const parser = new SaxesParser({ xmlns: true, position: true });
   const reader = new Camt053Reader(parser, maxLines);
   parser.on('xmldecl', (decl) => {
@@ -294,9 +296,20 @@ export function parseCamt053(bytes: Uint8Array, maxLines: number): ParsedStateme
   parser.on('text', (t) => reader.addText(t));
   parser.on('cdata', (t) => reader.addText(t));
   parser.on('closetag', () => reader.close());
+  const taken = () => {
+    const lines = reader.pending;
+    reader.pending = [];
+    return lines;
+  };
   try {
-    for (let at = 0; at < text.length; at += CHUNK) parser.write(text.slice(at, at + CHUNK));
+    for await (const text of utf8Chunks(source, 'the XML document')) {
+      for (let at = 0; at < text.length; at += CHUNK) {
+        parser.write(text.slice(at, at + CHUNK));
+        yield* taken();
+      }
+    }
     parser.close();
+    yield* taken();
   } catch (error) {
     if (error instanceof StatementFormatError) throw error;
     const message = error instanceof Error ? error.message.replace(/^[^:]*:\d+:\d+: /, '') : String(error);

@@ -1,9 +1,12 @@
-import { StatementFormatError, type ParsedLine, type ParsedStatement } from '../../core/bank-statements/statements';
+import { StatementFormatError, type ParsedLine } from '../../core/bank-statements/statements';
 import { isCalendarDate } from '../../core/shared/calendar';
 import { compact, decimalAmount, fieldText, optionalText, quote } from './fields';
+import type { StatementHead, StatementReader } from './source';
 
 // A CSV or XLSX export has no fixed layout: a saved column profile says which row holds the headers, which
-// column is what, and where the balances are. Both formats become a grid of cells, read here the same way.
+// column is what, and where the balances are. Both formats become a stream of rows of cells, read here the
+// same way: each table row becomes a transaction as it comes, and only the rows that may hold a value outside
+// the table are kept.
 
 /** A column by its header text (trimmed, any case) or its 1-based number. */
 export type ColumnRef = string | number;
@@ -69,8 +72,8 @@ const GROUP_SEPARATORS = /[ \u00a0\u202f]/g;
 
 const norm = (text: string) => text.trim().replace(/\s+/g, ' ').toUpperCase();
 
-/** Rows read past the header and the table's limit, for a closing balance printed under the table. */
-export const FOOTER_ROWS = 200;
+/** Rows kept under the table (from the first row without a date), for a closing balance printed there. */
+const FOOTER_ROWS = 200;
 
 /** The profile checked as a whole (an amount column or credit and debit, a known date format…); a StatementFormatError says what is wrong. */
 export function checkColumnProfile(profile: ColumnProfile): void {
@@ -123,14 +126,11 @@ function readAmount(cell: Cell | undefined, profile: ColumnProfile, sign: 'posit
 /** The value of a cell as text; a formula is its own text ("=SUM(A1:A3)"), never evaluated. */
 const textOf = (cell: Cell | undefined) => cell?.text ?? '';
 
-interface Layout {
-  index: (ref: ColumnRef | undefined) => number | undefined;
-  firstDataRow: number;
-}
 
-function layoutOf(rows: Row[], profile: ColumnProfile): Layout {
-  const header = profile.headerRow > 0 ? rows[profile.headerRow - 1] : undefined;
-  if (profile.headerRow > 0 && !header) throw new StatementFormatError('truncated', `the file has no header row ${profile.headerRow}`);
+type Columns = Record<Exclude<keyof ColumnProfile['columns'], 'date' | 'purpose'>, number | undefined> & { date: number; purpose: number };
+
+/** The 0-based columns the profile names, by number or by their text in the header row. */
+function columnsOf(header: Row | undefined, profile: ColumnProfile): Columns {
   const index = (ref: ColumnRef | undefined): number | undefined => {
     if (ref === undefined) return undefined;
     if (typeof ref === 'number') {
@@ -144,34 +144,8 @@ function layoutOf(rows: Row[], profile: ColumnProfile): Layout {
     }
     return matches[0]!;
   };
-  return { index, firstDataRow: profile.headerRow };
-}
-
-function cellValue(rows: Row[], ref: CellRef, tableRows: Set<number>, what: string): Cell | undefined {
-  if ('value' in ref) return { kind: 'text', text: ref.value };
-  if ('row' in ref) return rows[ref.row - 1]?.[ref.column - 1];
-  const label = norm(ref.label);
-  for (let r = 0; r < rows.length; r += 1) {
-    if (tableRows.has(r)) continue;
-    const row = rows[r]!;
-    const at = row.findIndex((cell) => norm(cell.text) === label || norm(cell.text) === `${label}:`);
-    if (at < 0) continue;
-    const value = row.slice(at + 1).find((cell) => cell.text.trim() !== '');
-    if (!value) throw new StatementFormatError('malformed', `no value right of ${quote(ref.label)} for ${what}`, r + 1);
-    return value;
-  }
-  throw new StatementFormatError('malformed', `no cell reads ${quote(ref.label)}, where ${what} should be`);
-}
-
-/**
- * The statement of a grid of rows read with a profile: the table runs from the row after the headers to the
- * first row without a date; `more` says the reader stopped before the end of the file.
- */
-export function statementOfRows(format: 'csv' | 'xlsx', rows: Row[], more: boolean, profile: ColumnProfile, maxLines: number): ParsedStatement {
-  checkColumnProfile(profile);
-  const { index, firstDataRow } = layoutOf(rows, profile);
   const c = profile.columns;
-  const col = {
+  return {
     date: index(c.date)!,
     amount: index(c.amount),
     credit: index(c.credit),
@@ -185,67 +159,124 @@ export function statementOfRows(format: 'csv' | 'xlsx', rows: Row[], more: boole
     reference: index(c.reference),
     documentNumber: index(c.documentNumber),
   };
+}
+
+/** The transaction of table row `n` (1-based). */
+function lineOfRow(row: Row, n: number, col: Columns, profile: ColumnProfile, ins: Set<string>, outs: Set<string>): ParsedLine {
+  const at = (i: number | undefined) => (i === undefined ? undefined : row[i]);
+  let direction: 'IN' | 'OUT';
+  let amount: string;
+  if (col.amount !== undefined) {
+    const dir = at(col.direction);
+    if (col.direction !== undefined) {
+      const d = norm(textOf(dir));
+      if (!ins.has(d) && !outs.has(d)) throw new StatementFormatError('malformed', `the direction ${quote(textOf(dir))} is none of ${[...ins, ...outs].join(', ')}`, n);
+      direction = ins.has(d) ? 'IN' : 'OUT';
+      amount = readAmount(at(col.amount), profile, 'positive', 'the amount', n);
+    } else {
+      const signed = readAmount(at(col.amount), profile, 'any', 'the amount', n);
+      if (signed === '0.00') throw new StatementFormatError('malformed', 'the amount is zero', n);
+      direction = signed.startsWith('-') ? 'OUT' : 'IN';
+      amount = signed.replace(/^-/, '');
+    }
+  } else {
+    const filled = (i: number | undefined) => textOf(at(i)).trim() !== '';
+    const [credit, debit] = [filled(col.credit), filled(col.debit)];
+    if (credit === debit) throw new StatementFormatError('malformed', `the row has ${credit ? 'both a credit and a debit' : 'neither a credit nor a debit'}`, n);
+    direction = credit ? 'IN' : 'OUT';
+    amount = readAmount(at(credit ? col.credit : col.debit), profile, 'positive', credit ? 'the credit' : 'the debit', n);
+  }
+  const text = (i: number | undefined, what: string) => optionalText(i === undefined ? undefined : textOf(row[i]), what, n);
+  return compact({
+    date: readDate(at(col.date), profile.dateFormat, 'the date', n),
+    direction,
+    amount,
+    reference: text(col.reference, 'the reference'),
+    counterpartyName: text(col.counterpartyName, 'the counterparty name'),
+    counterpartyTin: text(col.counterpartyTin, 'the counterparty TIN'),
+    counterpartyAccount: text(col.counterpartyAccount, 'the counterparty account'),
+    counterpartyBankCode: text(col.counterpartyBankCode, 'the counterparty bank code'),
+    purpose: fieldText(textOf(row[col.purpose]), 'the purpose', n),
+    documentNumber: text(col.documentNumber, 'the document number'),
+  });
+}
+
+/** The rows kept for the values outside the table. */
+interface KeptRows {
+  /** The rows a label is looked for in, in the file's order, with their 0-based index: those above the table and FOOTER_ROWS under it. */
+  searched: { index: number; row: Row }[];
+  /** The rows a {row, column} reference names, by 0-based index. */
+  named: Map<number, Row>;
+}
+
+function cellValue(kept: KeptRows, ref: CellRef, what: string): Cell | undefined {
+  if ('value' in ref) return { kind: 'text', text: ref.value };
+  if ('row' in ref) return kept.named.get(ref.row - 1)?.[ref.column - 1];
+  const label = norm(ref.label);
+  for (const { index, row } of kept.searched) {
+    const at = row.findIndex((cell) => norm(cell.text) === label || norm(cell.text) === `${label}:`);
+    if (at < 0) continue;
+    const value = row.slice(at + 1).find((cell) => cell.text.trim() !== '');
+    if (!value) throw new StatementFormatError('malformed', `no value right of ${quote(ref.label)} for ${what}`, index + 1);
+    return value;
+  }
+  throw new StatementFormatError('malformed', `no cell reads ${quote(ref.label)}, where ${what} should be`);
+}
+
+/**
+ * The statement of a stream of rows read with a profile (its one statement, index 0): the table runs from
+ * the row after the headers to the first row without a date, and each of its rows is yielded as it comes.
+ * Kept are only the rows above the table, the rows a {row, column} reference names, and FOOTER_ROWS rows
+ * under the table; the rows are left unread past those (the reader of the file stops there).
+ *
+ * A label is looked for in the rows above the table and in the FOOTER_ROWS rows under it, not further: the
+ * rows after those are never read. (When the whole grid was held, every row before the header, the line limit
+ * and FOOTER_ROWS more was searched, so a label further under a short table was found there.)
+ */
+export async function* statementOfRowStream(format: 'csv' | 'xlsx', rows: AsyncIterable<Row>, profile: ColumnProfile, maxLines: number): StatementReader {
+  checkColumnProfile(profile);
+  const s = profile.statement;
+  // Rows past the header, the line limit and FOOTER_ROWS more were never read: a cell named there is empty.
+  const limit = profile.headerRow + maxLines + FOOTER_ROWS;
+  const named = new Set<number>();
+  for (const ref of [s.accountNumber, s.openingBalance, s.closingBalance, s.currency]) {
+    if (ref && 'row' in ref && Number.isInteger(ref.row) && ref.row >= 1 && ref.row <= limit) named.add(ref.row - 1);
+  }
+  const lastNamed = Math.max(-1, ...named);
   const directions = profile.directionValues ?? DEFAULT_DIRECTIONS;
   const [ins, outs] = [new Set(directions.in.map(norm)), new Set(directions.out.map(norm))];
-  const lines: ParsedLine[] = [];
-  const tableRows = new Set<number>();
-  let r = firstDataRow;
-  for (; r < rows.length; r += 1) {
-    const row = rows[r]!;
-    const n = r + 1;
-    if (textOf(row[col.date]).trim() === '') break;
-    if (lines.length >= maxLines) throw new StatementFormatError('too-many-lines', `the table has more than ${maxLines} rows`, n);
-    tableRows.add(r);
-    const at = (i: number | undefined) => (i === undefined ? undefined : row[i]);
-    let direction: 'IN' | 'OUT';
-    let amount: string;
-    if (col.amount !== undefined) {
-      const dir = at(col.direction);
-      if (col.direction !== undefined) {
-        const d = norm(textOf(dir));
-        if (!ins.has(d) && !outs.has(d)) throw new StatementFormatError('malformed', `the direction ${quote(textOf(dir))} is none of ${[...ins, ...outs].join(', ')}`, n);
-        direction = ins.has(d) ? 'IN' : 'OUT';
-        amount = readAmount(at(col.amount), profile, 'positive', 'the amount', n);
-      } else {
-        const signed = readAmount(at(col.amount), profile, 'any', 'the amount', n);
-        if (signed === '0.00') throw new StatementFormatError('malformed', 'the amount is zero', n);
-        direction = signed.startsWith('-') ? 'OUT' : 'IN';
-        amount = signed.replace(/^-/, '');
-      }
+  const kept: KeptRows = { searched: [], named: new Map() };
+  let col = profile.headerRow === 0 ? columnsOf(undefined, profile) : undefined;
+  /** The 0-based index of the first row without a date, once read. */
+  let tableEnd: number | undefined;
+  let lines = 0;
+  let r = 0;
+  for await (const row of rows) {
+    if (named.has(r)) kept.named.set(r, row);
+    if (r < profile.headerRow) {
+      kept.searched.push({ index: r, row });
+      if (r === profile.headerRow - 1) col = columnsOf(row, profile);
+    } else if (tableEnd === undefined && textOf(row[col!.date]).trim() !== '') {
+      if (lines >= maxLines) throw new StatementFormatError('too-many-lines', `the table has more than ${maxLines} rows`, r + 1);
+      yield { statement: 0, line: lineOfRow(row, r + 1, col!, profile, ins, outs) };
+      lines += 1;
     } else {
-      const filled = (i: number | undefined) => textOf(at(i)).trim() !== '';
-      const [credit, debit] = [filled(col.credit), filled(col.debit)];
-      if (credit === debit) throw new StatementFormatError('malformed', `the row has ${credit ? 'both a credit and a debit' : 'neither a credit nor a debit'}`, n);
-      direction = credit ? 'IN' : 'OUT';
-      amount = readAmount(at(credit ? col.credit : col.debit), profile, 'positive', credit ? 'the credit' : 'the debit', n);
+      tableEnd ??= r;
+      if (r < tableEnd + FOOTER_ROWS) kept.searched.push({ index: r, row });
     }
-    const text = (i: number | undefined, what: string) => optionalText(i === undefined ? undefined : textOf(row[i]), what, n);
-    lines.push(
-      compact({
-        date: readDate(at(col.date), profile.dateFormat, 'the date', n),
-        direction,
-        amount,
-        reference: text(col.reference, 'the reference'),
-        counterpartyName: text(col.counterpartyName, 'the counterparty name'),
-        counterpartyTin: text(col.counterpartyTin, 'the counterparty TIN'),
-        counterpartyAccount: text(col.counterpartyAccount, 'the counterparty account'),
-        counterpartyBankCode: text(col.counterpartyBankCode, 'the counterparty bank code'),
-        purpose: fieldText(textOf(row[col.purpose]), 'the purpose', n),
-        documentNumber: text(col.documentNumber, 'the document number'),
-      }),
-    );
+    r += 1;
+    if (tableEnd !== undefined && r >= tableEnd + FOOTER_ROWS && r > lastNamed) break;
   }
-  if (r >= rows.length && more) throw new StatementFormatError('too-many-lines', `the table has more than ${maxLines} rows`, r + 1);
-  const s = profile.statement;
-  const balance = (ref: CellRef, what: string) => readAmount(cellValue(rows, ref, tableRows, what), profile, 'any', what);
-  const account = textOf(cellValue(rows, s.accountNumber, tableRows, 'the account number')).trim();
+  if (col === undefined) throw new StatementFormatError('truncated', `the file has no header row ${profile.headerRow}`);
+  const balance = (ref: CellRef, what: string) => readAmount(cellValue(kept, ref, what), profile, 'any', what);
+  const account = textOf(cellValue(kept, s.accountNumber, 'the account number')).trim();
   if (account === '') throw new StatementFormatError('malformed', 'the account number is empty');
-  return compact({
+  const head: StatementHead = compact({
     format,
     accountNumber: account,
-    currency: s.currency ? optionalText(textOf(cellValue(rows, s.currency, tableRows, 'the currency')), 'the currency') : undefined,
+    currency: s.currency ? optionalText(textOf(cellValue(kept, s.currency, 'the currency')), 'the currency') : undefined,
     openingBalance: balance(s.openingBalance, 'the opening balance'),
     closingBalance: balance(s.closingBalance, 'the closing balance'),
-    lines,
   });
+  return [head];
 }

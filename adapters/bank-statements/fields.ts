@@ -15,26 +15,6 @@ export const MAX_LINE_LENGTH = 4096;
 /** The longest value kept from one field (a purpose, a name). */
 const MAX_FIELD_LENGTH = 1000;
 
-interface TextLine {
-  number: number;
-  text: string;
-}
-
-/** The lines of a text, "\n" or "\r\n" ended, numbered from 1; a line longer than MAX_LINE_LENGTH is refused. */
-export function* textLines(text: string): Generator<TextLine> {
-  let start = 0;
-  let number = 1;
-  while (start < text.length) {
-    let end = text.indexOf('\n', start);
-    if (end < 0) end = text.length;
-    const line = text.charCodeAt(end - 1) === 13 ? text.slice(start, end - 1) : text.slice(start, end);
-    if (line.length > MAX_LINE_LENGTH) throw new StatementFormatError('malformed', `the line is longer than ${MAX_LINE_LENGTH} characters`, number);
-    yield { number, text: line };
-    start = end + 1;
-    number += 1;
-  }
-}
-
 /** The offset of the first byte of `bytes[start, end)` that breaks UTF-8, or -1 when the range is valid UTF-8. */
 export function firstInvalidUtf8(bytes: Uint8Array, start = 0, end = bytes.length): number {
   let i = start;
@@ -63,26 +43,12 @@ export function firstInvalidUtf8(bytes: Uint8Array, start = 0, end = bytes.lengt
   return -1;
 }
 
-/** The 1-based line of a byte offset. */
-function lineOfOffset(bytes: Uint8Array, offset: number): number {
-  let line = 1;
-  for (let i = 0; i < offset && i < bytes.length; i += 1) if (bytes[i] === 0x0a) line += 1;
-  return line;
-}
-
-/** UTF-8 text (a leading byte order mark dropped); bytes that are not UTF-8 are refused with their line. */
-export function strictUtf8(bytes: Uint8Array, what: string): string {
-  const invalid = firstInvalidUtf8(bytes);
-  if (invalid >= 0) throw new StatementFormatError('encoding', `${what} is not valid UTF-8 (byte ${invalid + 1})`, lineOfOffset(bytes, invalid));
-  return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-}
-
-/** Refuses control characters other than tab, line feed and carriage return: such a file is not text. */
-export function refuseControlCharacters(text: string, what: string): void {
+/** Refuses control characters other than tab, line feed and carriage return: such a file is not text. `firstLine` is the text's first line in the file. */
+export function refuseControlCharacters(text: string, what: string, firstLine = 1): void {
   for (let i = 0; i < text.length; i += 1) {
     const c = text.charCodeAt(i);
     if ((c < 0x20 && c !== 9 && c !== 10 && c !== 13) || c === 0x7f || c === 0xfffd) {
-      const line = text.slice(0, i).split('\n').length;
+      const line = firstLine - 1 + text.slice(0, i).split('\n').length;
       const name = c === 0xfffd ? 'a byte the code page does not define' : `control character U+${c.toString(16).padStart(4, '0').toUpperCase()}`;
       throw new StatementFormatError('encoding', `${what} contains ${name}`, line);
     }

@@ -1,11 +1,12 @@
 import { StatementFormatError, type ParsedStatement, type StatementFormat } from '../../core/bank-statements/statements';
-import { parseCamt053 } from './camt053';
+import { readCamt053 } from './camt053';
 import type { ColumnProfile } from './column-profile';
-import { parseCsv } from './csv';
+import { readCsv } from './csv';
 import { DEFAULT_MAX_LINES, MAX_STATEMENT_BYTES } from './fields';
-import { parseMt940 } from './mt940';
-import { decodeOneC, ONE_C_SIGNATURE, parseOneC } from './one-c';
-import { parseXlsx } from './xlsx';
+import { readMt940 } from './mt940';
+import { ONE_C_SIGNATURE, readOneC } from './one-c';
+import { bytesSource, collectStatements, firstBytes, type ByteSource, type StatementReader } from './source';
+import { readXlsx } from './xlsx';
 
 // A bank's statement file, as the bank exported it, to plain statements: the format is told from the bytes
 // (the content type, when given, must agree), bounded in size and in lines, and refused whole with one
@@ -14,6 +15,7 @@ import { parseXlsx } from './xlsx';
 // ever merged or dropped as a duplicate of another.
 
 export { checkColumnProfile, type ColumnProfile } from './column-profile';
+export { bytesSource, collectStatements, type ByteSource, type StatementReader } from './source';
 
 export interface ParseStatementOptions {
   /** The content type the file came with; when given, the format found must be one it names. */
@@ -33,6 +35,9 @@ const FORMATS_OF_TYPE: Record<string, StatementFormat[]> = {
   [XLSX_TYPE]: ['xlsx'],
 };
 
+/** The bytes the format is told from: a byte order mark, a signature, up to 4 KiB of white space and the first mark of the format. */
+const SNIFF_BYTES = 4096 + 64;
+
 const startsWith = (bytes: Uint8Array, at: number, text: string) => bytes.length >= at + text.length && [...text].every((c, i) => bytes[at + i] === c.charCodeAt(0));
 
 /** The format of the file from its first bytes; CSV is what is left when a column profile is given. */
@@ -50,14 +55,24 @@ function sniff(bytes: Uint8Array, hasProfile: boolean): StatementFormat {
   throw new StatementFormatError('unsupported-format', 'the file is none of the 1C exchange text, camt.053, MT940, or a CSV or XLSX export with a column profile');
 }
 
-export async function parseBankStatement(bytes: Uint8Array, options: ParseStatementOptions = {}): Promise<ParsedStatement[]> {
-  if (bytes.byteLength > MAX_STATEMENT_BYTES) {
-    throw new StatementFormatError('too-large', `the file is ${bytes.byteLength} bytes, more than ${MAX_STATEMENT_BYTES} (20 MiB)`);
+/** What a reader is told of the file besides its bytes. */
+export interface ReadStatementOptions extends ParseStatementOptions {
+  /** The file's size in bytes (refused over MAX_STATEMENT_BYTES before anything is read). */
+  size: number;
+}
+
+/**
+ * The file's transactions as they are read, and its statements' heads at the end (see StatementReader): the
+ * format told from its first bytes, the file never held whole.
+ */
+export async function* readBankStatement(source: ByteSource, options: ReadStatementOptions): StatementReader {
+  if (options.size > MAX_STATEMENT_BYTES) {
+    throw new StatementFormatError('too-large', `the file is ${options.size} bytes, more than ${MAX_STATEMENT_BYTES} (20 MiB)`);
   }
-  if (bytes.byteLength === 0) throw new StatementFormatError('truncated', 'the file is empty');
+  if (options.size === 0) throw new StatementFormatError('truncated', 'the file is empty');
   const maxLines = options.maxLines ?? DEFAULT_MAX_LINES;
   if (!Number.isSafeInteger(maxLines) || maxLines < 0) throw new RangeError(`maxLines must be a whole number of lines, not ${maxLines}`);
-  const format = sniff(bytes, options.profile !== undefined);
+  const format = sniff(await firstBytes(source, SNIFF_BYTES), options.profile !== undefined);
   if (options.contentType !== undefined) {
     const type = options.contentType.split(';')[0]!.trim().toLowerCase();
     const allowed = FORMATS_OF_TYPE[type] ?? [];
@@ -65,15 +80,20 @@ export async function parseBankStatement(bytes: Uint8Array, options: ParseStatem
   }
   switch (format) {
     case '1c':
-      return parseOneC(decodeOneC(bytes), maxLines);
+      return yield* readOneC(source, maxLines);
     case 'camt.053':
-      return parseCamt053(bytes, maxLines);
+      return yield* readCamt053(source, maxLines);
     case 'mt940':
-      return parseMt940(bytes, maxLines);
+      return yield* readMt940(source, maxLines);
     case 'csv':
     case 'xlsx': {
       if (!options.profile) throw new StatementFormatError('unsupported-format', 'an XLSX export is read only with a column profile');
-      return [format === 'csv' ? parseCsv(bytes, options.profile, maxLines) : await parseXlsx(bytes, options.profile, maxLines)];
+      return yield* (format === 'csv' ? readCsv(source, options.profile, maxLines) : readXlsx(source, options.profile, maxLines));
     }
   }
+}
+
+/** The statements of a file held in memory, each with its lines (tests, and files known to be small). */
+export async function parseBankStatement(bytes: Uint8Array, options: ParseStatementOptions = {}): Promise<ParsedStatement[]> {
+  return collectStatements(readBankStatement(bytesSource(bytes), { ...options, size: bytes.byteLength }));
 }

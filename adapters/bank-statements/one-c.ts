@@ -1,12 +1,15 @@
 import iconv from 'iconv-lite';
-import { StatementFormatError, type ParsedLine, type ParsedStatement } from '../../core/bank-statements/statements';
-import { CODE_PAGE_NAMES, decodeCodePage, type CodePage } from './code-pages';
-import { compact, decimalAmount, dottedDay, fieldText, optionalText, quote, textLines } from './fields';
+import { StatementFormatError, type ParsedLine } from '../../core/bank-statements/statements';
+import { CODE_PAGE_NAMES, type CodePage } from './code-pages';
+import { compact, decimalAmount, dottedDay, fieldText, optionalText, quote } from './fields';
+import { byteLines, textLinesOf, type ByteSource, type StatementHead, type StatementReader, type TextLine } from './source';
 
 // The 1C client-bank exchange text ("1CClientBankExchange"): key=value lines, account sections with the
 // balances, then one section per payment document. The documents are not tied to a section: each names the
 // payer's and the payee's account, and a document is a line of every statement whose account it names, OUT
-// where the account pays and IN where it receives.
+// where the account pays and IN where it receives. The text is read twice, a line at a time: once for its
+// structure and the account sections (which may come anywhere in the file), then for the documents, each
+// handed on as its section ends; only the account sections are kept.
 
 export const ONE_C_SIGNATURE = '1CClientBankExchange';
 
@@ -19,16 +22,13 @@ const KEY_BYTES = (['windows-1251', 'cp866', 'utf-8'] as const).map((page) => ({
  * is Cyrillic, so the bytes it is written in show the real code page, and a file that says one and is
  * written in another is refused rather than read as mojibake.
  */
-function codePageOf(bytes: Uint8Array): CodePage {
-  let start = 0;
-  let line = 1;
+async function codePageOf(source: ByteSource): Promise<CodePage> {
   // The header lines come before the first section; 200 lines are far more than any header has.
-  while (start < bytes.length && line <= 200) {
-    let end = bytes.indexOf(0x0a, start);
-    if (end < 0) end = bytes.length;
+  for await (const { number: line, bytes } of byteLines(source)) {
+    if (line > 200) break;
     for (const { page, bytes: key } of KEY_BYTES) {
-      if (end - start >= key.length && key.every((b, i) => bytes[start + i] === b)) {
-        const value = Buffer.from(bytes.subarray(start + key.length, end)).toString('latin1').trim().toUpperCase();
+      if (bytes.byteLength >= key.length && key.every((b, i) => bytes[i] === b)) {
+        const value = Buffer.from(bytes.subarray(key.length)).toString('latin1').trim().toUpperCase();
         const declared = DECLARED[value];
         if (!declared) throw new StatementFormatError('encoding', `Кодировка=${quote(value)} is none of Windows, DOS or UTF-8`, line);
         if (declared !== page) {
@@ -37,15 +37,8 @@ function codePageOf(bytes: Uint8Array): CodePage {
         return page;
       }
     }
-    start = end + 1;
-    line += 1;
   }
   throw new StatementFormatError('encoding', 'the file does not say its code page (no Кодировка= line in its header)');
-}
-
-export function decodeOneC(bytes: Uint8Array): string {
-  const page = codePageOf(bytes);
-  return decodeCodePage(bytes, page, 'the file');
 }
 
 interface Section {
@@ -56,13 +49,12 @@ interface Section {
   lines: Map<string, number>;
 }
 
-/** The sections of the text, each a map of its keys; a section or a file that does not end is refused. */
-function sectionsOf(text: string, maxDocuments: number): Section[] {
-  const sections: Section[] = [];
+/** The sections of the text as each ends, each a map of its keys; a section or a file that does not end is refused. */
+async function* sectionsOf(lines: AsyncIterable<TextLine>, maxDocuments: number): AsyncGenerator<Section> {
   let current: Section | null = null;
   let documents = 0;
   let state: 'start' | 'header' | 'end' = 'start';
-  for (const { number, text: raw } of textLines(text)) {
+  for await (const { number, text: raw } of lines) {
     const line = raw.trim();
     if (state === 'start') {
       if (line.replace(/^\uFEFF/, '') !== ONE_C_SIGNATURE) throw new StatementFormatError('unsupported-format', `the first line is not ${ONE_C_SIGNATURE}`, number);
@@ -74,7 +66,7 @@ function sectionsOf(text: string, maxDocuments: number): Section[] {
     if (current) {
       const closing = current.kind === 'account' ? 'КонецРасчСчет' : 'КонецДокумента';
       if (line === closing) {
-        sections.push(current);
+        yield current;
         current = null;
       } else if (line.startsWith('Секция') || line.startsWith('Конец')) {
         throw new StatementFormatError('malformed', `${quote(line)} inside the section of line ${current.line}, which has not ended (${closing})`, number);
@@ -102,7 +94,6 @@ function sectionsOf(text: string, maxDocuments: number): Section[] {
   }
   if (current) throw new StatementFormatError('truncated', `the file ends inside the section of line ${current.line}`);
   if (state !== 'end') throw new StatementFormatError('truncated', 'the file ends before КонецФайла');
-  return sections;
 }
 
 function keyValue(line: string, number: number): [string, string] {
@@ -140,7 +131,7 @@ function accountSection(section: Section): AccountSection {
 }
 
 /** The sections of one account, in date order, as one statement: they must follow on from each other. */
-function mergeSections(account: string, sections: AccountSection[]): Omit<ParsedStatement, 'lines'> {
+function mergeSections(account: string, sections: AccountSection[]): StatementHead {
   const ordered = [...sections].sort((a, b) => (a.from ?? '').localeCompare(b.from ?? ''));
   for (let i = 1; i < ordered.length; i += 1) {
     if (ordered[i]!.opening !== ordered[i - 1]!.closing) {
@@ -183,30 +174,33 @@ function documentLine(section: Section, direction: 'IN' | 'OUT'): ParsedLine {
 }
 
 /** One statement per account of the file's account sections, each with the documents that name it. */
-export function parseOneC(text: string, maxLines: number): ParsedStatement[] {
-  const sections = sectionsOf(text, maxLines);
+export async function* readOneC(source: ByteSource, maxLines: number): StatementReader {
+  const page = await codePageOf(source);
+  const text = () => textLinesOf(source, page, 'the file');
+  const accounts: Section[] = [];
+  for await (const section of sectionsOf(text(), maxLines)) if (section.kind === 'account') accounts.push(section);
   const byAccount = new Map<string, AccountSection[]>();
-  for (const section of sections.filter((s) => s.kind === 'account').map(accountSection)) {
-    byAccount.set(section.account, [...(byAccount.get(section.account) ?? []), section]);
-  }
+  for (const section of accounts.map(accountSection)) byAccount.set(section.account, [...(byAccount.get(section.account) ?? []), section]);
   if (byAccount.size === 0) throw new StatementFormatError('malformed', 'the file has no СекцияРасчСчет, so no balances to check its documents against');
-  const statements = new Map([...byAccount].map(([account, list]) => [account, { ...mergeSections(account, list), lines: [] as ParsedLine[] }]));
+  const heads = [...byAccount].map(([account, list]) => mergeSections(account, list));
+  const statementOf = new Map(heads.map((head, i) => [head.accountNumber, i]));
   let count = 0;
-  for (const section of sections.filter((s) => s.kind === 'document')) {
+  for await (const section of sectionsOf(text(), maxLines)) {
+    if (section.kind !== 'document') continue;
     const payer = section.fields.get('ПлательщикСчет') ?? '';
     const payee = section.fields.get('ПолучательСчет') ?? '';
-    if (payer === payee && statements.has(payer)) throw new StatementFormatError('malformed', `account ${payer} is both the payer and the payee`, section.line);
-    const paying = statements.get(payer);
-    const receiving = statements.get(payee);
-    if (!paying && !receiving) {
+    if (payer === payee && statementOf.has(payer)) throw new StatementFormatError('malformed', `account ${payer} is both the payer and the payee`, section.line);
+    const paying = statementOf.get(payer);
+    const receiving = statementOf.get(payee);
+    if (paying === undefined && receiving === undefined) {
       throw new StatementFormatError('malformed', `the document names neither account of the file's sections (payer ${quote(payer)}, payee ${quote(payee)})`, section.line);
     }
     for (const [statement, direction] of [[paying, 'OUT'], [receiving, 'IN']] as const) {
-      if (!statement) continue;
+      if (statement === undefined) continue;
       count += 1;
       if (count > maxLines) throw new StatementFormatError('too-many-lines', `the file has more than ${maxLines} lines`, section.line);
-      statement.lines.push(documentLine(section, direction));
+      yield { statement, line: documentLine(section, direction) };
     }
   }
-  return [...statements.values()];
+  return heads;
 }

@@ -4,6 +4,7 @@ import type { CompanyScopes } from '../organisation/company-scope';
 import type { WebhookEvents } from '../webhooks/events';
 import type { WorkflowClient } from '../workflow-client';
 import { createBankLines } from './lines';
+import { SpooledFile } from '../http/file-body';
 import { createBankStatementImports } from './statements';
 import { createBankReconciliation } from './reconciliation';
 import { createBankMatchingRules } from './rules';
@@ -41,9 +42,9 @@ export function bankStatementHandlers(deps: {
   const profiles = createBankStatementProfiles(deps.companies);
   return {
     importBankStatement: memberOperation(async ({ principal, params, query, body, contentType, ctx }) => {
-      // The body parser hands over the bytes as sent (a Buffer) for the types the document takes.
-      const bytes = Buffer.isBuffer(body) ? body : Buffer.alloc(0);
-      const outcome = await imports.importBankStatement(principal, params.legalEntityId, params.bankAccountId, { bytes, contentType: contentType ?? '', profileId: query.profileId ?? null }, ctx);
+      // The body parser spools the bytes as sent to disk for the types the document takes; no body is none.
+      const content = (body as unknown) instanceof SpooledFile ? (body as unknown as SpooledFile) : null;
+      const outcome = await imports.importBankStatement(principal, params.legalEntityId, params.bankAccountId, { content, contentType: contentType ?? '', profileId: query.profileId ?? null }, ctx);
       return outcome.created ? { status: 202, body: outcome.statementImport } : { status: 200, body: outcome.statementImport };
     }),
 

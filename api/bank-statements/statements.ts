@@ -1,8 +1,8 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { Tx } from '../../db/connection';
 import { DuplicateRowError } from '../../db/repositories/errors';
 import { findBankAccount, type BankAccountRow } from '../../db/repositories/bank-accounts/bank-accounts';
-import { findImport, insertImport, insertImportFile, type ImportRow } from '../../db/repositories/bank-statements/statements';
+import { FILE_PART_BYTES, findImport, insertImport, insertImportFile, type ImportRow } from '../../db/repositories/bank-statements/statements';
 import { findProfile } from '../../db/repositories/bank-statements/profiles';
 import { AppError } from '../../core/shared/problems';
 import { IMPORT_BANK_STATEMENT_WORKFLOW, type ImportBankStatementWorkflow } from '../../contracts/bank-statements';
@@ -14,6 +14,13 @@ import type { CompanyScope, CompanyScopes } from '../organisation/company-scope'
 import type { WorkflowClient } from '../workflow-client';
 
 type BankStatementImport = Schemas['BankStatementImport'];
+
+/** A statement file as the API received it (spooled to disk): its size, its SHA-256 in hex, its bytes a part at a time. */
+export interface FileContent {
+  size: number;
+  sha256: string;
+  parts(partSize: number): AsyncIterable<Buffer>;
+}
 
 /** The content types of a bank's spreadsheet export, read with a saved column profile. */
 const SPREADSHEET_TYPES = ['text/csv', 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet'];
@@ -54,11 +61,12 @@ export function createBankStatementImports(deps: { companies: CompanyScopes; wor
     principal: Principal,
     legalEntityId: string,
     bankAccountId: string,
-    file: { bytes: Buffer; contentType: string; profileId: string | null },
+    file: { content: FileContent | null; contentType: string; profileId: string | null },
     ctx: RequestContext,
   ): Promise<{ statementImport: BankStatementImport; created: boolean }> {
+    const { content } = file;
     // An empty body is no file: the parser would say so only later, in the import.
-    if (file.bytes.byteLength === 0) throw new AppError('validation', 'The body is empty: send the statement file', { errors: [{ path: '/body', message: 'must not be empty' }] });
+    if (!content || content.size === 0) throw new AppError('validation', 'The body is empty: send the statement file', { errors: [{ path: '/body', message: 'must not be empty' }] });
     const spreadsheet = SPREADSHEET_TYPES.includes(file.contentType.split(';')[0]!.trim().toLowerCase());
     if (spreadsheet && !file.profileId) {
       throw new AppError('validation', 'A CSV or XLSX statement is read with a column profile: name it', { errors: [{ path: '/query/profileId', message: 'is required for text/csv and XLSX' }] });
@@ -66,7 +74,7 @@ export function createBankStatementImports(deps: { companies: CompanyScopes; wor
     if (!spreadsheet && file.profileId) {
       throw new AppError('validation', 'Only a CSV or XLSX statement is read with a column profile', { errors: [{ path: '/query/profileId', message: 'only with text/csv or XLSX' }] });
     }
-    const sha256 = createHash('sha256').update(file.bytes).digest('hex');
+    const { sha256 } = content;
     const contentType = file.contentType.slice(0, 200);
     const attempt = () =>
       companies.change(principal, legalEntityId, async (tx, scope) => {
@@ -84,19 +92,19 @@ export function createBankStatementImports(deps: { companies: CompanyScopes; wor
           bankAccountId,
           sha256,
           contentType,
-          byteSize: file.bytes.byteLength,
+          byteSize: content.size,
           importedBy: principal.membershipId,
           correlationId: ctx.correlationId,
           profile: profile ? { id: profile.id, profile: profile.profile } : null,
         });
         // A concurrent request with the same file won the insert: the retry below answers its import.
         if (!row) throw new DuplicateRowError('bank_statement_imports_file_key');
-        await insertImportFile(tx, scope, id, file.bytes);
+        await insertImportFile(tx, scope, id, content.parts(FILE_PART_BYTES));
         await recordCallerEvent(tx, principal, ctx, {
           action: 'bank-statement.import-requested',
           subjectType: 'BANK_STATEMENT_IMPORT',
           subjectId: id,
-          details: `${file.bytes.byteLength} bytes (${contentType}) into ${account.accountNumber}, SHA-256 ${sha256}`,
+          details: `${content.size} bytes (${contentType}) into ${account.accountNumber}, SHA-256 ${sha256}`,
         });
         await workflows.enqueue<ImportBankStatementWorkflow>(tx, IMPORT_BANK_STATEMENT_WORKFLOW, {
           workflowId: importBankStatementWorkflowId(bankAccountId, sha256),

@@ -37,6 +37,9 @@ export interface ParsedStatement {
   lines: ParsedLine[];
 }
 
+/** What a statement says but its lines: its account, balances and period (a reader hands the lines on as it reads them). */
+export type StatementHead = Omit<ParsedStatement, 'lines'>;
+
 export type StatementFormatErrorCode =
   | 'too-large'
   | 'too-many-lines'

@@ -43,6 +43,7 @@ import * as journalDayTotals from './2026.11.28T22.30.00.journal-day-totals';
 import * as invoiceVatGroups from './2026.11.29T00.00.00.invoice-vat-groups';
 import * as agingCoveringIndex from './2026.11.29T02.30.00.aging-covering-index';
 import * as chartPageCustomPlans from './2026.11.29T03.00.00.chart-page-custom-plans';
+import * as bankStatementFileParts from './2026.11.29T05.00.00.bank-statement-file-parts';
 import * as magicLinks from './2026.11.25T06.00.00.magic-links';
 import * as webhooks from './2026.11.25T07.00.00.webhooks';
 import * as webhookDelivery from './2026.11.25T07.30.00.webhook-delivery';
@@ -109,4 +110,5 @@ export const MIGRATIONS: Array<{ name: string; module: MigrationModule }> = [
   { name: '2026.11.29T00.00.00.invoice-vat-groups', module: invoiceVatGroups },
   { name: '2026.11.29T02.30.00.aging-covering-index', module: agingCoveringIndex },
   { name: '2026.11.29T03.00.00.chart-page-custom-plans', module: chartPageCustomPlans },
+  { name: '2026.11.29T05.00.00.bank-statement-file-parts', module: bankStatementFileParts },
 ];

@@ -128,36 +128,44 @@ export async function insertImport(
 }
 
 /** The file of a new import, sent as a parameter apart from the statement's text. */
-export async function insertImportFile(tx: Tx, scope: CompanyScope, importId: string, content: Uint8Array): Promise<void> {
-  await selectBound(tx, 'INSERT INTO bank_statement_files (tenant_id, import_id, content) VALUES ($1, $2, $3)', [scope.tenantId, importId, Buffer.from(content)]);
+/** The most bytes of a file part (migration 2026.11.29T05.00.00.bank-statement-file-parts). */
+export const FILE_PART_BYTES = 1024 * 1024;
+
+/** The import's file, stored a part at a time as its parts are read (each at most FILE_PART_BYTES); how many bytes were stored. */
+export async function insertImportFile(tx: Tx, scope: CompanyScope, importId: string, parts: AsyncIterable<Buffer>): Promise<number> {
+  let part = 0;
+  let size = 0;
+  for await (const content of parts) {
+    // A Buffer is sent as a binary parameter: the part, not its hex text.
+    await selectBound(tx, 'INSERT INTO bank_statement_file_parts (tenant_id, import_id, part, content) VALUES ($1, $2, $3, $4)', [scope.tenantId, importId, part, content]);
+    part += 1;
+    size += content.byteLength;
+  }
+  return size;
 }
 
-/** How much of a stored file one round trip reads. */
-const FILE_CHUNK = 1024 * 1024;
-
-/**
- * The import's file, and the copy of the column profile it is read with (CSV and XLSX), or null. Read a MiB at
- * a time into one buffer of the file's size: a bytea comes back as hex text, twice its size, and the whole file
- * at once would hold that text and the bytes together.
- */
-export async function readImportFile(tx: Db, scope: CompanyScope, importId: string): Promise<{ content: Buffer; profile: Record<string, unknown> | null } | null> {
-  const [row] = await selectRows<{ size: number; profile: Record<string, unknown> | null }>(
+/** The import's stored file: its size, and the copy of the column profile it is read with (CSV and XLSX); null when there is none. */
+export async function findImportFile(tx: Db, scope: CompanyScope, importId: string): Promise<{ size: number; profile: Record<string, unknown> | null } | null> {
+  const [row] = await selectRows<{ size: number | null; profile: Record<string, unknown> | null }>(
     tx,
-    `SELECT length(f.content) AS size, i.profile FROM bank_statement_files f JOIN bank_statement_imports i ON i.tenant_id = f.tenant_id AND i.id = f.import_id
-      WHERE f.tenant_id = :tenantId AND f.import_id = :importId`,
+    `SELECT (SELECT sum(length(p.content))::integer FROM bank_statement_file_parts p WHERE p.tenant_id = i.tenant_id AND p.import_id = i.id) AS size, i.profile
+       FROM bank_statement_imports i WHERE i.tenant_id = :tenantId AND i.id = :importId`,
     { tenantId: scope.tenantId, importId },
   );
-  if (!row) return null;
-  const content = Buffer.allocUnsafe(row.size);
-  for (let at = 0; at < row.size; at += FILE_CHUNK) {
-    const [piece] = await selectRows<{ piece: Buffer }>(
+  return row && row.size !== null ? { size: row.size, profile: row.profile } : null;
+}
+
+/** The import's file, a part (a MiB) per round trip: never the whole file at once. */
+export async function* importFileChunks(tx: Db, scope: CompanyScope, importId: string): AsyncGenerator<Buffer> {
+  for (let part = 0; ; part += 1) {
+    const [row] = await selectRows<{ content: Buffer }>(
       tx,
-      'SELECT substring(content FROM :from FOR :length) AS piece FROM bank_statement_files WHERE tenant_id = :tenantId AND import_id = :importId',
-      { tenantId: scope.tenantId, importId, from: at + 1, length: FILE_CHUNK },
+      'SELECT content FROM bank_statement_file_parts WHERE tenant_id = :tenantId AND import_id = :importId AND part = :part',
+      { tenantId: scope.tenantId, importId, part },
     );
-    piece!.piece.copy(content, at);
+    if (!row) return;
+    yield row.content;
   }
-  return { content, profile: row.profile };
 }
 
 export async function findImport(
@@ -194,18 +202,11 @@ export interface LineToStore extends ParsedLine {
 /** How many rows one INSERT carries: a statement's lines are stored in a few statements, not one per line. */
 const STORE_CHUNK = 2000;
 
-/**
- * The statement's lines, each stored unless the account has its key already, and the import's statement
- * details and read/new/duplicate counts; the import is left RUNNING with its lines stored (matching is next).
- */
-export async function storeImportLines(
-  tx: Tx,
-  scope: CompanyScope,
-  input: { importId: string; bankAccountId: string; format: StatementFormat; statementCount: number; summary: StatementSummary; lines: LineToStore[] },
-): Promise<{ new: number; duplicate: number }> {
+/** Lines of a statement, each stored unless the account has its key already; how many were stored. */
+export async function insertImportLines(tx: Tx, scope: CompanyScope, target: { importId: string; bankAccountId: string }, lines: LineToStore[]): Promise<number> {
   let stored = 0;
-  for (let at = 0; at < input.lines.length; at += STORE_CHUNK) {
-    const chunk = input.lines.slice(at, at + STORE_CHUNK).map((l) => ({
+  for (let at = 0; at < lines.length; at += STORE_CHUNK) {
+    const chunk = lines.slice(at, at + STORE_CHUNK).map((l) => ({
       line_no: l.lineNo,
       line_date: l.date,
       direction: l.direction,
@@ -232,28 +233,36 @@ export async function storeImportLines(
          ON CONFLICT (tenant_id, bank_account_id, dedup_key) DO NOTHING
          RETURNING 1)
        SELECT count(*) AS n FROM inserted`,
-      { ...inCompany(scope), bankAccountId: input.bankAccountId, importId: input.importId, rows: JSON.stringify(chunk) },
+      { ...inCompany(scope), bankAccountId: target.bankAccountId, importId: target.importId, rows: JSON.stringify(chunk) },
     );
     stored += Number(rows[0]!.n);
   }
-  const counts = { new: stored, duplicate: input.lines.length - stored };
+  return stored;
+}
+
+/**
+ * The import's statement details and read/new/duplicate counts, its lines stored (insertImportLines); the
+ * import is left RUNNING (matching is next).
+ */
+export async function markLinesStored(
+  tx: Tx,
+  scope: CompanyScope,
+  input: { importId: string; format: StatementFormat; statementCount: number; summary: StatementSummary; counts: { read: number; new: number; duplicate: number } },
+): Promise<void> {
   await selectRows(
     tx,
     `UPDATE bank_statement_imports
         SET lines_stored = true, format = :format, statement_count = :statementCount, period_from = CAST(:periodFrom AS date), period_to = CAST(:periodTo AS date),
             opening_balance = :openingBalance, closing_balance = :closingBalance, read_count = :read, new_count = :new, duplicate_count = :duplicate
       WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId AND id = :importId`,
-    {
-      ...inCompany(scope),
-      importId: input.importId,
-      format: input.format,
-      statementCount: input.statementCount,
-      ...input.summary,
-      read: input.lines.length,
-      ...counts,
-    },
+    { ...inCompany(scope), importId: input.importId, format: input.format, statementCount: input.statementCount, ...input.summary, ...input.counts },
   );
-  return counts;
+}
+
+/** The lines of an import a page holds, by their numbers: lines (from, from + size]. */
+export interface LinePage {
+  from: number;
+  size: number;
 }
 
 /**
@@ -264,7 +273,7 @@ export async function storeImportLines(
 export async function defaultCandidates(
   tx: Db,
   scope: CompanyScope,
-  query: { importId: string; currency: string },
+  query: { importId: string; currency: string; page: LinePage },
 ): Promise<Array<{ lineId: string; amount: string; counterpartyTin: string; candidates: CandidateInvoice[] }>> {
   const rows = await selectRows<{ line_id: string; amount: string; counterparty_tin: string; invoice_id: string; number: string | null; counterparty_id: string; outstanding: string }>(
     tx,
@@ -277,9 +286,9 @@ export async function defaultCandidates(
                       AND i.currency = :currency AND i.status = 'POSTED' AND i.invoice_date <= l.line_date
                       AND i.total_gross - i.allocated = l.amount
       WHERE l.tenant_id = :tenantId AND l.legal_entity_id = :legalEntityId AND l.import_id = :importId AND l.status = 'UNMATCHED'
-        AND l.counterparty_tin IS NOT NULL
+        AND l.counterparty_tin IS NOT NULL AND l.line_no > :from AND l.line_no <= :from + :size
       ORDER BY l.line_no, i.id`,
-    { ...inCompany(scope), ...query },
+    { ...inCompany(scope), importId: query.importId, currency: query.currency, ...query.page },
   );
   const byLine = new Map<string, { lineId: string; amount: string; counterpartyTin: string; candidates: CandidateInvoice[] }>();
   for (const r of rows) {
@@ -290,12 +299,13 @@ export async function defaultCandidates(
   return [...byLine.values()];
 }
 
-/** The import's lines still UNMATCHED, in the statement's order: what the rules are tried on. */
-export async function unmatchedLinesOfImport(tx: Db, scope: CompanyScope, importId: string): Promise<BankLineRow[]> {
+/** The import's lines of a page still UNMATCHED, in the statement's order: what the rules are tried on. */
+export async function unmatchedLinesOfImport(tx: Db, scope: CompanyScope, importId: string, page: LinePage): Promise<BankLineRow[]> {
   const rows = await selectRows<RawLine>(
     tx,
-    `SELECT ${LINE_COLUMNS} FROM bank_lines WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId AND import_id = :importId AND status = 'UNMATCHED' ORDER BY line_no`,
-    { ...inCompany(scope), importId },
+    `SELECT ${LINE_COLUMNS} FROM bank_lines WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId AND import_id = :importId AND status = 'UNMATCHED'
+        AND line_no > :from AND line_no <= :from + :size ORDER BY line_no`,
+    { ...inCompany(scope), importId, ...page },
   );
   return rows.map(lineOf);
 }

@@ -1,3 +1,9 @@
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { once } from 'node:events';
 import Decimal from 'decimal.js';
 import { QueryTypes } from 'sequelize';
 import { startTestStack, type TestStack } from '../../helpers/stack';
@@ -10,11 +16,18 @@ import { closing, statement } from '../../unit/bank-statements/fixture';
 import { renderCamt, renderMt940, renderOneC, type Statement } from '../../unit/bank-statements/render';
 
 let stack: TestStack;
+// The API spools a statement's body to the temporary directory: this file's own, to see what is left in it.
+const outerTmp = process.env.TMPDIR;
+const spoolDir = mkdtempSync(path.join(tmpdir(), 'import-spool-'));
 beforeAll(async () => {
+  process.env.TMPDIR = spoolDir;
   stack = await startTestStack();
 });
 afterAll(async () => {
   await stack.stop();
+  if (outerTmp === undefined) delete process.env.TMPDIR;
+  else process.env.TMPDIR = outerTmp;
+  rmSync(spoolDir, { recursive: true, force: true });
 });
 
 /** A workspace with the statement's bank account and the customer who pays the statement's first line. */
@@ -187,5 +200,35 @@ describe('importBankStatement (POST /api/v1/bank-accounts/{legalEntityId}/{bankA
     expect((await c.statements.import(renderOneC(statement)).expect(409)).body.type).toBe('/problems/bank-account-archived');
     const imports = await stack.admin.query<{ n: number }>('SELECT count(*)::int AS n FROM bank_statement_imports WHERE tenant_id = :t', { replacements: { t: c.who.me.tenantId }, type: QueryTypes.SELECT });
     expect(imports[0]!.n).toBe(0);
+  });
+
+  test('a body is written to disk as it arrives, never held whole: sent without a length and past 20 MiB it is refused 413, and no spooled file outlives its request', async () => {
+    const c = await aCompany();
+    const server = createServer(stack.app).listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    try {
+      const { port } = server.address() as AddressInfo;
+      const answer = await new Promise<{ status: number; type: string }>((resolve, reject) => {
+        const req = request(
+          { host: '127.0.0.1', port, method: 'POST', path: `${c.statements.base}/statements`, headers: { authorization: `Bearer ${c.who.accessToken}`, 'content-type': 'text/plain' } },
+          (res) => {
+            let body = '';
+            res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+            res.on('end', () => resolve({ status: res.statusCode!, type: String(JSON.parse(body).type) }));
+          },
+        );
+        req.on('error', reject);
+        // Chunked, so the limit is found while the body arrives, not from a declared length.
+        const chunk = Buffer.alloc(1024 * 1024, 0x41);
+        for (let i = 0; i < 21; i += 1) req.write(chunk);
+        req.end();
+      });
+      expect(answer).toEqual({ status: 413, type: '/problems/payload-too-large' });
+    } finally {
+      server.close();
+    }
+    const done = await imported(c, renderOneC(statement));
+    expect(done.status).toBe('COMPLETED');
+    expect(readdirSync(spoolDir)).toEqual([]);
   });
 });

@@ -123,7 +123,7 @@ describe('row-level security', () => {
         'push_devices', 'push_messages', 'push_deliveries', 'mail_audit_links',
         'webhook_endpoints', 'webhook_events', 'webhook_deliveries', 'webhook_attempts', 'webhook_endpoint_slots',
         'counterparties', 'document_counters', 'invoices', 'invoice_lines', 'payments', 'payment_allocations',
-        'bank_accounts', 'bank_statement_imports', 'bank_statement_files', 'bank_lines', 'bank_matching_rules', 'bank_statement_profiles',
+        'bank_accounts', 'bank_statement_imports', 'bank_statement_file_parts', 'bank_lines', 'bank_matching_rules', 'bank_statement_profiles',
         'fixed_assets', 'fixed_asset_charges',
       ]),
     );
@@ -317,7 +317,7 @@ describe('row-level security', () => {
   });
 
   test("the bank statements: with tenant B set, the application role sees none of tenant A's imports, files or lines, cannot change them, and none of them can be deleted", async () => {
-    for (const table of ['bank_statement_imports', 'bank_statement_files', 'bank_lines']) {
+    for (const table of ['bank_statement_imports', 'bank_statement_file_parts', 'bank_lines']) {
       const count = (tenant: string) =>
         withTenant(stack.db, tenant, (tx) => stack.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table} WHERE tenant_id = :a`, { replacements: { a: a.me.tenantId }, type: QueryTypes.SELECT, transaction: tx }));
       expect({ table, ownTenant: await count(a.me.tenantId), otherTenant: await count(b.me.tenantId) }).toEqual({ table, ownTenant: [{ n: 1 }], otherTenant: [{ n: 0 }] });

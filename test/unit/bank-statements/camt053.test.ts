@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { parseBankStatement } from '../../../adapters/bank-statements';
+import { bytesSource, collectStatements, parseBankStatement, readBankStatement } from '../../../adapters/bank-statements';
 import { refusal, statement } from './fixture';
 import { renderCamt } from './render';
 
@@ -138,5 +138,28 @@ describe('camt.053: what is read', () => {
       ['20208000900123456001', '1.00'],
       ['20208000900123456099', '2.00'],
     ]);
+  });
+});
+
+describe('camt.053: read as a stream', () => {
+  const inChunks = (bytes: Uint8Array, size: number) => collectStatements(readBankStatement(bytesSource(bytes, size), { size: bytes.byteLength }));
+
+  test('a document cut into chunks of any size, inside an element or a Cyrillic character, reads as the whole one does', async () => {
+    const bytes = renderCamt(statement);
+    const whole = await parseBankStatement(bytes);
+    for (const size of [1, 2, 3, 7, 100]) expect(await inChunks(bytes, size)).toEqual(whole);
+  });
+
+  test('bytes that are not UTF-8 are refused with their offset and line wherever the chunks are cut, and a character cut off at the end too', async () => {
+    const good = renderCamt(statement);
+    const at = good.indexOf('<Stmt>');
+    const bad = Buffer.concat([good.subarray(0, at), Buffer.from([0xc3, 0x28]), good.subarray(at)]);
+    for (const size of [1, 3, 64 * 1024]) {
+      await expect(inChunks(bad, size)).rejects.toMatchObject({ code: 'encoding', line: 4, message: `line 4: the XML document is not valid UTF-8 (byte ${at + 1})` });
+    }
+    const cut = Buffer.concat([good, Buffer.from([0xd0])]);
+    for (const size of [1, 64 * 1024]) {
+      await expect(inChunks(cut, size)).rejects.toMatchObject({ code: 'encoding', message: expect.stringContaining(`(byte ${good.length + 1})`) });
+    }
   });
 });

@@ -3,7 +3,7 @@ import os from 'node:os';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import iconv from 'iconv-lite';
 import Papa from 'papaparse';
-import { parseBankStatement, type ColumnProfile } from '../../../adapters/bank-statements';
+import { bytesSource, collectStatements, parseBankStatement, readBankStatement, type ColumnProfile } from '../../../adapters/bank-statements';
 import { refusal, statement } from './fixture';
 import { csvProfile, csvText, renderXlsx, xlsxProfile } from './render';
 
@@ -123,6 +123,35 @@ describe('CSV and XLSX: the column profile', () => {
     // The file is removed asynchronously once the reader has moved past it.
     for (let wait = 0; wait < 40 && parked().length > 0; wait += 1) await new Promise((resolve) => setTimeout(resolve, 50));
     expect(parked()).toEqual([]);
+  });
+
+  test('a file read in chunks of any size (1, 7, 4096 bytes) reads as the file held whole: a record over two lines, a zip cut anywhere', async () => {
+    const [first, ...rest] = statement.lines;
+    const twoLines = { ...statement, lines: [{ ...first!, purpose: 'Оплата по счёту-фактуре № 17\r\nза поставленный товар' }, ...rest] };
+    const csvFile = iconv.encode(csvText(twoLines), 'windows-1251');
+    // ExcelJS writes its sheet before the shared strings (the sheet is parked in a file); the same sheet after
+    // them, with a Cyrillic string of its own, is read straight from the zip.
+    const xlsxFile = await renderXlsx(statement);
+    const parts = unzip(xlsxFile);
+    const sheet = parts.find((part) => part.name === 'xl/worksheets/sheet1.xml')!;
+    sheet.data = Buffer.from(sheet.data.toString().replace(/<c r="J5"([^>]*) t="s"><v>[0-9]+<\/v><\/c>/, '<c r="J5"$1 t="inlineStr"><is><t>Оплата за ноябрь</t></is></c>'));
+    const sheetLast = zip([...parts.filter((part) => part !== sheet), sheet]);
+    const files: [Uint8Array, ColumnProfile][] = [
+      [csvFile, { ...csvProfile, encoding: 'windows-1251' }],
+      [xlsxFile, xlsxProfile],
+      [sheetLast, xlsxProfile],
+    ];
+    for (const [bytes, profile] of files) {
+      const whole = await parseBankStatement(bytes, { profile });
+      expect(whole[0]!.lines).toHaveLength(statement.lines.length);
+      if (bytes === sheetLast) expect(whole[0]!.lines[0]!.purpose).toBe('Оплата за ноябрь');
+      for (const size of [1, 7, 4096]) {
+        expect(await collectStatements(readBankStatement(bytesSource(bytes, size), { size: bytes.byteLength, profile }))).toEqual(whole);
+      }
+    }
+    // The line break inside the quoted field is kept, without the "\r" the file's line ends carry.
+    const [read] = await parseBankStatement(csvFile, { profile: { ...csvProfile, encoding: 'windows-1251' } });
+    expect(read!.lines[0]!.purpose).toBe('Оплата по счёту-фактуре № 17\nза поставленный товар');
   });
 
   test('a table longer than the line limit is refused, in CSV and in XLSX', async () => {

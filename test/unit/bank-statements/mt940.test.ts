@@ -1,9 +1,11 @@
-import { parseBankStatement } from '../../../adapters/bank-statements';
+import { bytesSource, collectStatements, parseBankStatement, readBankStatement } from '../../../adapters/bank-statements';
+import { StatementFormatError } from '../../../core/bank-statements/statements';
 import { refusal, statement } from './fixture';
-import { mt940Text } from './render';
+import { mt940Text, renderMt940 } from './render';
 
 const mt = (...lines: string[]) => Buffer.from(lines.join('\r\n') + '\r\n', 'utf8');
 const head = [':20:STMT-7', ':25:00014/20208000900123456001', ':28C:7/1', ':60F:C261101UZS1000,00'];
+const envelope = (ref: string) => `{1:F01KAPBUZ22AXXX0000000000}{2:O9401200261130KAPBUZ22AXXX00000000002611301200N}{4:\r\n${mt940Text(statement, ref).replace(/-\r\n$/, '')}-}`;
 
 describe('MT940: fields and narratives', () => {
   test(':86: over several lines is one narrative: a full 65-character line joins the next as it is, a shorter one with a space', async () => {
@@ -51,10 +53,35 @@ describe('MT940: fields and narratives', () => {
   });
 
   test('messages inside the SWIFT envelope ({1:}{2:}{4: … -}) are read, each a statement', async () => {
-    const message = (ref: string) => `{1:F01KAPBUZ22AXXX0000000000}{2:O9401200261130KAPBUZ22AXXX00000000002611301200N}{4:\r\n${mt940Text(statement, ref).replace(/-\r\n$/, '')}-}`;
-    const read = await parseBankStatement(Buffer.from(`${message('A')}\r\n${message('B')}\r\n`, 'utf8'));
+    const read = await parseBankStatement(Buffer.from(`${envelope('A')}\r\n${envelope('B')}\r\n`, 'utf8'));
     expect(read).toHaveLength(2);
     expect(read[1]!.lines).toEqual(statement.lines);
+  });
+});
+
+describe('MT940: read as a stream', () => {
+  test('chunks of 1, 3 and 7 bytes, cutting lines, CRLF and Cyrillic characters anywhere, read as the whole file does', async () => {
+    const full = 'Оплата по договору поставки № 12 от 01.10.2026 за товар, согласно';
+    const files = [
+      renderMt940(statement),
+      Buffer.from(`${envelope('A')}\r\n${envelope('B')}\r\n`, 'utf8'),
+      mt(...head, ':61:2611021102C500,00NTRF154//B1', `:86:${full}`, ' счёту-фактуре № 88,', 'НДС не облагается', ':61:261103D5,NTRFNONREF', ':62F:C261130UZS1495,00', '-'),
+      // Refused files are refused alike, a byte that is not UTF-8 told at the same offset and line.
+      Buffer.concat([mt(...head, ':61:261102C500,00NTRFNONREF', ':86:Оплата'), Buffer.from([0xd0]), Buffer.from('\r\n:62F:C261130UZS1500,00\r\n')]),
+      mt(...head, ':61:261102C500,00NTRFNONREF', ':86:Оплата'),
+    ];
+    const outcome = (read: Promise<unknown>) =>
+      read.then(
+        (value) => ({ value }),
+        (e: unknown) => ({ error: e instanceof StatementFormatError ? { code: e.code, message: e.message, line: e.line } : e }),
+      );
+    for (const [i, bytes] of files.entries()) {
+      const whole = await outcome(parseBankStatement(bytes));
+      expect(Object.keys(whole)).toEqual([i < 3 ? 'value' : 'error']);
+      for (const n of [1, 3, 7]) {
+        expect(await outcome(collectStatements(readBankStatement(bytesSource(bytes, n), { size: bytes.byteLength })))).toEqual(whole);
+      }
+    }
   });
 });
 

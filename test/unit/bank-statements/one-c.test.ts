@@ -1,5 +1,5 @@
 import iconv from 'iconv-lite';
-import { parseBankStatement } from '../../../adapters/bank-statements';
+import { bytesSource, collectStatements, parseBankStatement, readBankStatement } from '../../../adapters/bank-statements';
 import { oneCText, renderOneC, type Statement } from './render';
 import { refusal, statement } from './fixture';
 
@@ -160,5 +160,27 @@ describe('1C client-bank exchange: several accounts and several days', () => {
     const error = await refusal(days(day('01.11.2026', '100.00', '150.00'), day('02.11.2026', '140.00', '175.00')));
     expect(error).toMatchObject({ code: 'malformed', line: 10 });
     expect(error.message).toMatch(/opening balance 140.00 .* does not follow on from the closing balance 150.00/);
+  });
+});
+
+describe('1C client-bank exchange: read as a stream', () => {
+  const inChunks = (bytes: Uint8Array, size: number) => collectStatements(readBankStatement(bytesSource(bytes, size), { size: bytes.byteLength }));
+
+  test('a file cut into chunks of any size, inside a line or a character, reads as the whole file does', async () => {
+    for (const codePage of ['windows-1251', 'utf-8'] as const) {
+      const bytes = renderOneC(statement, { codePage, bom: codePage === 'utf-8' });
+      const whole = await parseBankStatement(bytes);
+      for (const size of [1, 2, 3, 5, 64]) expect(await inChunks(bytes, size)).toEqual(whole);
+    }
+  });
+
+  test('a byte that breaks UTF-8 is refused with its offset in the file and its line, wherever the chunks are cut', async () => {
+    const good = Buffer.from(text().replace('Кодировка=Windows', 'Кодировка=UTF-8'), 'utf8');
+    const at = good.indexOf(Buffer.from('Аренда офиса'));
+    const bad = Buffer.concat([good.subarray(0, at), Buffer.from([0xd0, 0x28]), good.subarray(at)]);
+    const line = good.subarray(0, at).toString('latin1').split('\n').length;
+    for (const size of [1, 7, 4096]) {
+      await expect(inChunks(bad, size)).rejects.toMatchObject({ code: 'encoding', line, message: `line ${line}: the file is not valid UTF-8 (byte ${at + 1})` });
+    }
   });
 });
