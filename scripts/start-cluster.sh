@@ -128,7 +128,7 @@ export TRUST_PROXY="${TRUST_PROXY:-loopback}"
 export WORKFLOW_BUNDLE_PATH="$run/workflow-bundle.js"
 say "starting $workers workers and $apis API processes"
 for n in $(seq 1 "$workers"); do
-  WORKER_METRICS_ADDRESS="127.0.0.1:$((port + 200 + n))" supervise "worker-$n" node dist/worker/main.js &
+  WORKER_METRICS_ADDRESS="127.0.0.1:$((port + 200 + n))" supervise "worker-$n" node --max-old-space-size="${WORKER_MAX_OLD_SPACE_MB:-256}" dist/worker/main.js &
   pids+=($!)
 done
 servers=""

@@ -51,7 +51,8 @@ fi
 [ -n "$TEMPORAL_PID" ] && pids+=("$TEMPORAL_PID")
 
 say "starting the worker and the API"
-node dist/worker/main.js &
+# The worker's JavaScript heap is bounded too (docs/operations.md, WORKER_MAX_OLD_SPACE_MB): its activities stream.
+node --max-old-space-size="${WORKER_MAX_OLD_SPACE_MB:-256}" dist/worker/main.js &
 pids+=($!)
 # The API's JavaScript heap is bounded (docs/operations.md, API_MAX_OLD_SPACE_MB): its requests are bounded too.
 PORT="$PORT" METRICS_PORT="$METRICS_PORT" node --max-old-space-size="${API_MAX_OLD_SPACE_MB:-128}" dist/api/server.js &

@@ -59,9 +59,11 @@ async function* csvRows(source: ByteSource, profile: ColumnProfile, delimiter: s
     pending = last ? '' : pending.slice(result.meta.cursor);
     if (pending.length > MAX_OPEN_RECORD) throw tooLong(records + 1);
   };
-  for await (const { text } of textLinesOf(source, profile.encoding ?? 'utf-8', 'the CSV file')) {
-    pending += `${text}\n`;
-    if (pending.length >= BATCH_CHARS) yield* parse(false);
+  for await (const batch of textLinesOf(source, profile.encoding ?? 'utf-8', 'the CSV file')) {
+    for (const { text } of batch) {
+      pending += `${text}\n`;
+      if (pending.length >= BATCH_CHARS) yield* parse(false);
+    }
   }
   yield* parse(false);
   // What is left is a record whose quoted field never closes.

@@ -304,46 +304,48 @@ export async function* readMt940(source: ByteSource, maxLines: number): Statemen
     if (last) yield { statement: heads.length, line: last };
     heads.push(head);
   }
-  for await (const { number, text: raw } of textLinesOf(source, 'utf-8', 'the MT940 file')) {
-    lastLine = number;
-    const line = raw.trimEnd();
-    if (enveloped === null) {
-      if (line === '') continue;
-      enveloped = line.startsWith('{');
-    }
-    if (enveloped && !inBlock4) {
-      if (line === '') continue;
-      const at = line.indexOf('{4:');
-      if (!line.startsWith('{1:') || at < 0) throw new StatementFormatError('malformed', 'a SWIFT message must start with {1:…} and open its text block {4:', number);
-      if (line.slice(at + 3).trim() !== '') throw new StatementFormatError('malformed', 'the text block {4: must end its line', number);
-      inBlock4 = true;
-      continue;
-    }
-    if (enveloped && line.startsWith('-}')) {
-      close();
-      inBlock4 = false;
-      continue;
-    }
-    if (!enveloped && (line === '-' || line === '')) {
-      if (line === '-') close();
-      continue;
-    }
-    const m = TAG.exec(line);
-    if (m) {
-      const tag = m[1]!;
-      if (!KNOWN_TAGS.has(tag)) throw new StatementFormatError('malformed', `unknown field :${tag}:`, number);
-      if (tag === '20') {
-        yield* settle();
-        message = new Message(number);
+  for await (const batch of textLinesOf(source, 'utf-8', 'the MT940 file')) {
+    for (const { number, text: raw } of batch) {
+      lastLine = number;
+      const line = raw.trimEnd();
+      if (enveloped === null) {
+        if (line === '') continue;
+        enveloped = line.startsWith('{');
       }
-      if (!message) throw new StatementFormatError('malformed', `:${tag}: before the message's :20:`, number);
-      if (tag === '61' && ++entries > maxLines) throw new StatementFormatError('too-many-lines', `the file has more than ${maxLines} lines`);
-      const done = message.field(tag, m[2]!, number);
-      if (done) yield { statement: heads.length, line: done };
-    } else if (message) {
-      message.more(line);
-    } else {
-      throw new StatementFormatError('malformed', `${quote(line)} is not a field (":tag:value")`, number);
+      if (enveloped && !inBlock4) {
+        if (line === '') continue;
+        const at = line.indexOf('{4:');
+        if (!line.startsWith('{1:') || at < 0) throw new StatementFormatError('malformed', 'a SWIFT message must start with {1:…} and open its text block {4:', number);
+        if (line.slice(at + 3).trim() !== '') throw new StatementFormatError('malformed', 'the text block {4: must end its line', number);
+        inBlock4 = true;
+        continue;
+      }
+      if (enveloped && line.startsWith('-}')) {
+        close();
+        inBlock4 = false;
+        continue;
+      }
+      if (!enveloped && (line === '-' || line === '')) {
+        if (line === '-') close();
+        continue;
+      }
+      const m = TAG.exec(line);
+      if (m) {
+        const tag = m[1]!;
+        if (!KNOWN_TAGS.has(tag)) throw new StatementFormatError('malformed', `unknown field :${tag}:`, number);
+        if (tag === '20') {
+          yield* settle();
+          message = new Message(number);
+        }
+        if (!message) throw new StatementFormatError('malformed', `:${tag}: before the message's :20:`, number);
+        if (tag === '61' && ++entries > maxLines) throw new StatementFormatError('too-many-lines', `the file has more than ${maxLines} lines`);
+        const done = message.field(tag, m[2]!, number);
+        if (done) yield { statement: heads.length, line: done };
+      } else if (message) {
+        message.more(line);
+      } else {
+        throw new StatementFormatError('malformed', `${quote(line)} is not a field (":tag:value")`, number);
+      }
     }
   }
   if (enveloped && inBlock4) throw new StatementFormatError('truncated', 'the file ends inside a SWIFT text block (no closing "-}")', lastLine);

@@ -50,46 +50,48 @@ interface Section {
 }
 
 /** The sections of the text as each ends, each a map of its keys; a section or a file that does not end is refused. */
-async function* sectionsOf(lines: AsyncIterable<TextLine>, maxDocuments: number): AsyncGenerator<Section> {
+async function* sectionsOf(batches: AsyncIterable<TextLine[]>, maxDocuments: number): AsyncGenerator<Section> {
   let current: Section | null = null;
   let documents = 0;
   let state: 'start' | 'header' | 'end' = 'start';
-  for await (const { number, text: raw } of lines) {
-    const line = raw.trim();
-    if (state === 'start') {
-      if (line.replace(/^\uFEFF/, '') !== ONE_C_SIGNATURE) throw new StatementFormatError('unsupported-format', `the first line is not ${ONE_C_SIGNATURE}`, number);
-      state = 'header';
-      continue;
-    }
-    if (line === '') continue;
-    if (state === 'end') throw new StatementFormatError('malformed', `text after КонецФайла (${quote(line)})`, number);
-    if (current) {
-      const closing = current.kind === 'account' ? 'КонецРасчСчет' : 'КонецДокумента';
-      if (line === closing) {
-        yield current;
-        current = null;
-      } else if (line.startsWith('Секция') || line.startsWith('Конец')) {
-        throw new StatementFormatError('malformed', `${quote(line)} inside the section of line ${current.line}, which has not ended (${closing})`, number);
-      } else {
-        const [key, value] = keyValue(line, number);
-        if (current.fields.has(key)) throw new StatementFormatError('malformed', `${key} appears twice in the section of line ${current.line}`, number);
-        current.fields.set(key, value);
-        current.lines.set(key, number);
+  for await (const batch of batches) {
+    for (const { number, text: raw } of batch) {
+      const line = raw.trim();
+      if (state === 'start') {
+        if (line.replace(/^\uFEFF/, '') !== ONE_C_SIGNATURE) throw new StatementFormatError('unsupported-format', `the first line is not ${ONE_C_SIGNATURE}`, number);
+        state = 'header';
+        continue;
       }
-      continue;
-    }
-    if (line === 'СекцияРасчСчет') {
-      current = { kind: 'account', line: number, fields: new Map(), lines: new Map() };
-    } else if (line.startsWith('СекцияДокумент=')) {
-      documents += 1;
-      if (documents > maxDocuments) throw new StatementFormatError('too-many-lines', `the file has more than ${maxDocuments} documents`, number);
-      current = { kind: 'document', line: number, fields: new Map(), lines: new Map() };
-    } else if (line === 'КонецФайла') {
-      state = 'end';
-    } else if (line.startsWith('Конец')) {
-      throw new StatementFormatError('malformed', `${quote(line)} ends no section`, number);
-    } else {
-      keyValue(line, number); // a header line: checked, not kept
+      if (line === '') continue;
+      if (state === 'end') throw new StatementFormatError('malformed', `text after КонецФайла (${quote(line)})`, number);
+      if (current) {
+        const closing = current.kind === 'account' ? 'КонецРасчСчет' : 'КонецДокумента';
+        if (line === closing) {
+          yield current;
+          current = null;
+        } else if (line.startsWith('Секция') || line.startsWith('Конец')) {
+          throw new StatementFormatError('malformed', `${quote(line)} inside the section of line ${current.line}, which has not ended (${closing})`, number);
+        } else {
+          const [key, value] = keyValue(line, number);
+          if (current.fields.has(key)) throw new StatementFormatError('malformed', `${key} appears twice in the section of line ${current.line}`, number);
+          current.fields.set(key, value);
+          current.lines.set(key, number);
+        }
+        continue;
+      }
+      if (line === 'СекцияРасчСчет') {
+        current = { kind: 'account', line: number, fields: new Map(), lines: new Map() };
+      } else if (line.startsWith('СекцияДокумент=')) {
+        documents += 1;
+        if (documents > maxDocuments) throw new StatementFormatError('too-many-lines', `the file has more than ${maxDocuments} documents`, number);
+        current = { kind: 'document', line: number, fields: new Map(), lines: new Map() };
+      } else if (line === 'КонецФайла') {
+        state = 'end';
+      } else if (line.startsWith('Конец')) {
+        throw new StatementFormatError('malformed', `${quote(line)} ends no section`, number);
+      } else {
+        keyValue(line, number); // a header line: checked, not kept
+      }
     }
   }
   if (current) throw new StatementFormatError('truncated', `the file ends inside the section of line ${current.line}`);

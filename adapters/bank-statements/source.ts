@@ -116,29 +116,75 @@ export interface TextLine {
 }
 
 /**
- * The text lines of a source in a code page, checked line by line as the whole text was: UTF-8 strictly (the
- * offending byte's offset in the file said), a Cyrillic code page refused where a line is UTF-8 with
- * non-ASCII characters (Cyrillic in Windows-1251 or CP866 practically never is), no control characters, no
- * line longer than MAX_LINE_LENGTH characters. A byte order mark is dropped from the start of the file only.
+ * The text lines of a source in a code page, in batches (the complete lines of a chunk), checked as the whole
+ * text was: UTF-8 strictly (the offending byte's offset in the file said), a Cyrillic code page refused where
+ * a line is UTF-8 with non-ASCII characters (Cyrillic in Windows-1251 or CP866 practically never is), no control
+ * characters, no line longer than MAX_LINE_LENGTH characters. A byte order mark is dropped from the start of
+ * the file only. A chunk's lines are checked and decoded together, and handed on as one batch: a line at a
+ * time, the decoding and the handing on took longer than reading the lines.
  */
-export async function* textLinesOf(source: ByteSource, page: CodePage, what: string): AsyncGenerator<TextLine> {
+export async function* textLinesOf(source: ByteSource, page: CodePage, what: string): AsyncGenerator<TextLine[]> {
   // One decoder for the whole file, so that only a mark at its very start is taken for a byte order mark.
   const utf8 = new TextDecoder('utf-8', { fatal: true });
-  for await (const { number, bytes, offset } of byteLines(source)) {
+  let pending: Uint8Array = new Uint8Array(0);
+  let offset = 0; // of pending's first byte in the file
+  let number = 1; // of pending's first line
+  /** The lines of `bytes`, whole lines from the file's offset `offset`, the first numbered `number`. */
+  const linesOf = (bytes: Uint8Array): TextLine[] => {
     let text: string;
     if (page === 'utf-8') {
       const invalid = firstInvalidUtf8(bytes);
-      if (invalid >= 0) throw new StatementFormatError('encoding', `${what} is not valid UTF-8 (byte ${offset + invalid + 1})`, number);
+      if (invalid >= 0) throw new StatementFormatError('encoding', `${what} is not valid UTF-8 (byte ${offset + invalid + 1})`, number + countLineFeeds(bytes, 0, invalid));
       text = utf8.decode(bytes, { stream: true });
     } else {
-      let high = false;
-      for (let i = 0; i < bytes.byteLength && !high; i += 1) high = bytes[i]! >= 0x80;
-      if (high && firstInvalidUtf8(bytes) < 0) throw new StatementFormatError('encoding', `${what} is declared ${CODE_PAGE_NAMES[page]}, but this line is UTF-8`, number);
+      refuseUtf8Lines(bytes, page, what, number);
       text = iconv.decode(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), page);
     }
     refuseControlCharacters(text, what, number);
-    if (text.length > MAX_LINE_LENGTH) throw tooLong(number);
-    yield { number, text };
+    const lines: TextLine[] = [];
+    let start = 0;
+    while (start < text.length) {
+      let end = text.indexOf('\n', start);
+      if (end < 0) end = text.length;
+      const line = text.charCodeAt(end - 1) === 13 ? text.slice(start, end - 1) : text.slice(start, end);
+      if (line.length > MAX_LINE_LENGTH) throw tooLong(number);
+      lines.push({ number, text: line });
+      number += 1;
+      start = end + 1;
+    }
+    return lines;
+  };
+  for await (const chunk of source()) {
+    const last = chunk.lastIndexOf(0x0a);
+    if (last < 0) {
+      if (pending.byteLength + chunk.byteLength > MAX_LINE_BYTES + 1) throw tooLong(number);
+      pending = Buffer.concat([pending, chunk]);
+      continue;
+    }
+    const whole = pending.byteLength === 0 ? chunk.subarray(0, last + 1) : Buffer.concat([pending, chunk.subarray(0, last + 1)]);
+    // The line the chunk ends inside, kept (a copy: the source may reuse its chunk's memory).
+    const rest = Uint8Array.prototype.slice.call(chunk, last + 1);
+    if (rest.byteLength > MAX_LINE_BYTES + 1) throw tooLong(number + countLineFeeds(whole, 0, whole.byteLength));
+    const lines = linesOf(whole);
+    offset += whole.byteLength;
+    pending = rest;
+    if (lines.length > 0) yield lines;
+  }
+  if (pending.byteLength > 0) yield linesOf(pending);
+}
+
+/** Refuses, under a single-byte code page, the first line of `bytes` that is UTF-8 with non-ASCII characters. */
+function refuseUtf8Lines(bytes: Uint8Array, page: CodePage, what: string, firstLine: number): void {
+  let start = 0;
+  let line = firstLine;
+  while (start < bytes.byteLength) {
+    let end = bytes.indexOf(0x0a, start);
+    if (end < 0) end = bytes.byteLength;
+    let high = false;
+    for (let i = start; i < end && !high; i += 1) high = bytes[i]! >= 0x80;
+    if (high && firstInvalidUtf8(bytes, start, end) < 0) throw new StatementFormatError('encoding', `${what} is declared ${CODE_PAGE_NAMES[page]}, but this line is UTF-8`, line);
+    start = end + 1;
+    line += 1;
   }
 }
 

@@ -15,7 +15,7 @@ import type { WorkflowClient } from '../workflow-client';
 
 type BankStatementImport = Schemas['BankStatementImport'];
 
-/** A statement file as the API received it (spooled to disk): its size, its SHA-256 in hex, its bytes a part at a time. */
+/** A statement file as the API received it (spooled to disk): its size, its SHA-256 in hex, its bytes a part at a time (each valid until the next is asked for). */
 export interface FileContent {
   size: number;
   sha256: string;

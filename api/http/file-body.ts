@@ -20,12 +20,16 @@ export class SpooledFile {
     readonly sha256: string,
   ) {}
 
-  /** The bytes in parts of `partSize` (the last may be shorter), each a buffer of its own. */
+  /**
+   * The bytes in parts of `partSize` (the last may be shorter), each read into the same buffer: a part is
+   * valid until the next is asked for (whoever stores it has sent it by then), so reading a file takes one
+   * part's memory, not the file's until the garbage collector comes by.
+   */
   async *parts(partSize: number): AsyncGenerator<Buffer> {
     const handle = await open(this.file, 'r');
+    const part = Buffer.allocUnsafe(partSize);
     try {
       for (;;) {
-        const part = Buffer.allocUnsafe(partSize);
         let filled = 0;
         while (filled < partSize) {
           const { bytesRead } = await handle.read(part, filled, partSize - filled, null);

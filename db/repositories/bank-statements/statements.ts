@@ -131,7 +131,10 @@ export async function insertImport(
 /** The most bytes of a file part (migration 2026.11.29T05.00.00.bank-statement-file-parts). */
 export const FILE_PART_BYTES = 1024 * 1024;
 
-/** The import's file, stored a part at a time as its parts are read (each at most FILE_PART_BYTES); how many bytes were stored. */
+/**
+ * The import's file, stored a part at a time as its parts are read (each at most FILE_PART_BYTES); how many
+ * bytes were stored. Each part is sent before the next is asked for, so a source may reuse one buffer.
+ */
 export async function insertImportFile(tx: Tx, scope: CompanyScope, importId: string, parts: AsyncIterable<Buffer>): Promise<number> {
   let part = 0;
   let size = 0;
