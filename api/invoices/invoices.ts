@@ -16,7 +16,8 @@ import {
   invoicePostingContextStatement,
   listInvoices as listInvoiceRows,
   markCancelled,
-  markPostedStatements,
+  lineUzsStatement,
+  markPostedStatement,
   replaceDraft,
   takeSalesNumberStatement,
   TAKEN_NUMBER,
@@ -390,9 +391,11 @@ export function createInvoices({ companies, webhookEvents }: { companies: Compan
           details: `${current.kind} ${number}, total ${inCurrency(current.total_gross, current.currency)} ${current.currency}`,
         },
         event: null,
+        // The lines' UZS amounts first, before the company's counters are taken: the counters are held to
+        // commit, and every posting of the company waits for them.
+        before: [lineUzsStatement(scope, id, posted), ...(late ? [takeSalesNumberStatement(scope, posted.sequenceYear!)] : [])],
         ...(late
           ? {
-              before: [takeSalesNumberStatement(scope, posted.sequenceYear!)],
               late: [
                 { marker: late.number, expression: TAKEN_NUMBER.formatted },
                 { marker: late.sequence, expression: TAKEN_NUMBER.sequence },
@@ -401,13 +404,13 @@ export function createInvoices({ companies, webhookEvents }: { companies: Compan
           : {}),
         // The webhook event only when someone subscribed (read with the invoice): it stays out of the company's hold.
         after: [
-          ...markPostedStatements(scope, id, posted),
+          markPostedStatement(scope, id, posted),
           ...(subscribed ? [webhookEvents.statement(scope.tenantId, { type: 'invoice.posted', data: eventData(scope, current, number, entryId) })] : []),
         ],
       });
       // The invoice row is held, and a draft has no entry: nothing can have posted it before.
       if (written.replayed) throw new Error(`invoice ${id}: its posting entry exists while it is a draft`);
-      const [, [updated], event] = written.after;
+      const [[updated], event] = written.after;
       // The answer is the invoice held, with what its posting wrote: no read back.
       const { number: taken, version, posted_at, updated_at } = updated as unknown as PostedRow;
       const row: InvoiceRow = { ...current, status: 'POSTED', number: taken, rate: posted.rate, rate_date: posted.rateDate, gross_uzs: posted.grossUzs, vat_uzs: posted.vatUzs, entry_id: entryId, posted_at, version, updated_at };

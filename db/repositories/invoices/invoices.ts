@@ -319,34 +319,40 @@ export interface PostedRow {
 }
 
 /**
- * Records the posting on a draft (its lines' UZS amounts first, while it is still a draft), version + 1: two
- * statements, for the posting's own batch; nothing changes on the invoice when the cut-off refused its entry.
- * The second answers what the database wrote of the invoice (PostedRow).
+ * The lines' UZS amounts of a draft being posted, for the posting's batch ahead of the statements that take the
+ * company's counters: nothing here waits for them, so it is not done while they are held (the lines of a
+ * draft may change; the invoice row is held by the posting's transaction already).
  */
-export function markPostedStatements(scope: CompanyScope, id: string, posted: Posted): Statement[] {
-  return [
-    {
-      sql: `UPDATE invoice_lines l SET net_uzs = u.net_uzs, vat_uzs = u.vat_uzs
-              FROM unnest(ARRAY[:lineNos]::int[], ARRAY[:nets]::numeric[], ARRAY[:vats]::numeric[]) AS u(line_no, net_uzs, vat_uzs)
-             WHERE l.tenant_id = :tenantId AND l.invoice_id = :id AND l.line_no = u.line_no`,
-      replacements: {
-        tenantId: scope.tenantId,
-        id,
-        lineNos: posted.lineUzs.map((_, i) => i + 1),
-        nets: posted.lineUzs.map((l) => l.netUzs),
-        vats: posted.lineUzs.map((l) => l.vatUzs),
-      },
+export function lineUzsStatement(scope: CompanyScope, id: string, posted: Pick<Posted, 'lineUzs'>): Statement {
+  return {
+    sql: `UPDATE invoice_lines l SET net_uzs = u.net_uzs, vat_uzs = u.vat_uzs
+            FROM unnest(ARRAY[:lineNos]::int[], ARRAY[:nets]::numeric[], ARRAY[:vats]::numeric[]) AS u(line_no, net_uzs, vat_uzs)
+           WHERE l.tenant_id = :tenantId AND l.invoice_id = :id AND l.line_no = u.line_no`,
+    replacements: {
+      tenantId: scope.tenantId,
+      id,
+      lineNos: posted.lineUzs.map((_, i) => i + 1),
+      nets: posted.lineUzs.map((l) => l.netUzs),
+      vats: posted.lineUzs.map((l) => l.vatUzs),
     },
-    {
-      sql: `UPDATE invoices SET status = 'POSTED', number = :number, sequence_year = :sequenceYear, sequence_number = CAST(:sequenceNumber AS integer),
-                   rate = CAST(:rate AS numeric), rate_date = CAST(:rateDate AS date), gross_uzs = :grossUzs, vat_uzs = :vatUzs, entry_id = :entryId,
-                   posted_at = now(), posted_by_membership_id = :postedBy, version = version + 1, updated_at = now()
-             WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId AND id = :id AND status = 'DRAFT'
-               AND EXISTS (SELECT 1 FROM journal_entries e WHERE e.tenant_id = :tenantId AND e.id = :entryId)
-         RETURNING number, version, posted_at, updated_at`,
-      replacements: { ...scope, id, ...posted, lineUzs: null },
-    },
-  ];
+  };
+}
+
+/**
+ * Records the posting on a draft, version + 1, for the posting's batch after its entry (it names the entry and
+ * the number taken); nothing changes on the invoice when the cut-off refused its entry. It answers what the
+ * database wrote of the invoice (PostedRow).
+ */
+export function markPostedStatement(scope: CompanyScope, id: string, posted: Posted): Statement {
+  return {
+    sql: `UPDATE invoices SET status = 'POSTED', number = :number, sequence_year = :sequenceYear, sequence_number = CAST(:sequenceNumber AS integer),
+                 rate = CAST(:rate AS numeric), rate_date = CAST(:rateDate AS date), gross_uzs = :grossUzs, vat_uzs = :vatUzs, entry_id = :entryId,
+                 posted_at = now(), posted_by_membership_id = :postedBy, version = version + 1, updated_at = now()
+           WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId AND id = :id AND status = 'DRAFT'
+             AND EXISTS (SELECT 1 FROM journal_entries e WHERE e.tenant_id = :tenantId AND e.id = :entryId)
+       RETURNING number, version, posted_at, updated_at`,
+    replacements: { ...scope, id, ...posted, lineUzs: null },
+  };
 }
 
 /** Records the cancellation of a posted invoice, version + 1. */

@@ -103,7 +103,10 @@ describe('POST /api/v1/invoices/{legalEntityId}/{invoiceId}/posting (postInvoice
     );
     // The number is taken first in the entry's batch, just before the ledger's row; no marker is left in it. Nobody
     // subscribed to invoice.posted: no webhook statement; the invoice's update answers what the answer needs (no read back).
-    expect(sent[2]).toMatch(/^\/\* batch \*\/ WITH taken AS \( INSERT INTO document_counters .*; INSERT INTO audit_events .*; WITH counter AS .*; UPDATE invoices SET status = 'POSTED'.* RETURNING number, version, posted_at, updated_at$/);
+    // The lines' UZS amounts go first, before the invoice counter and the ledger row are taken and held to commit.
+    expect(sent[2]).toMatch(
+      /^\/\* batch \*\/ UPDATE invoice_lines l SET net_uzs = u\.net_uzs, vat_uzs = u\.vat_uzs .*; WITH taken AS \( INSERT INTO document_counters .*; INSERT INTO audit_events .*; WITH counter AS .*; UPDATE invoices SET status = 'POSTED'.* RETURNING number, version, posted_at, updated_at$/,
+    );
     expect(sent[2]).not.toMatch(/@late:|webhook_events|FROM invoice_lines WHERE/);
     expect(sent[3]).toMatch(/^COMMIT/);
   });
