@@ -1,5 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import { AppError } from '../../core/shared/problems';
+import { SpooledFile } from '../http/file-body';
 
 // PostgreSQL text cannot hold U+0000, and what the database driver makes of it is not what was sent. So
 // no text that reaches an operation may contain it: every string of the JSON body (member names too, at
@@ -28,8 +29,8 @@ function nulPlaces(root: unknown, rootPath: string): Array<{ path: string; messa
     const [value, path] = pending.pop()!;
     if (typeof value === 'string') {
       if (value.includes(NUL)) found.push({ path, message: MESSAGE });
-    } else if (Buffer.isBuffer(value)) {
-      // A file sent as it is (a bank statement): its bytes are its parser's to read, never text stored as sent.
+    } else if (Buffer.isBuffer(value) || value instanceof SpooledFile) {
+      // A file sent as it is (a bank statement, spooled to disk): its bytes are its parser's to read, never text stored as sent.
       continue;
     } else if (Array.isArray(value)) {
       for (let i = value.length - 1; i >= 0; i--) pending.push([value[i], `${path}/${i}`]);
