@@ -44,6 +44,7 @@ import * as invoiceVatGroups from './2026.11.29T00.00.00.invoice-vat-groups';
 import * as agingCoveringIndex from './2026.11.29T02.30.00.aging-covering-index';
 import * as chartPageCustomPlans from './2026.11.29T03.00.00.chart-page-custom-plans';
 import * as bankStatementFileParts from './2026.11.29T05.00.00.bank-statement-file-parts';
+import * as tenantStatistics from './2026.11.29T06.00.00.tenant-statistics';
 import * as magicLinks from './2026.11.25T06.00.00.magic-links';
 import * as webhooks from './2026.11.25T07.00.00.webhooks';
 import * as webhookDelivery from './2026.11.25T07.30.00.webhook-delivery';
@@ -111,4 +112,5 @@ export const MIGRATIONS: Array<{ name: string; module: MigrationModule }> = [
   { name: '2026.11.29T02.30.00.aging-covering-index', module: agingCoveringIndex },
   { name: '2026.11.29T03.00.00.chart-page-custom-plans', module: chartPageCustomPlans },
   { name: '2026.11.29T05.00.00.bank-statement-file-parts', module: bankStatementFileParts },
+  { name: '2026.11.29T06.00.00.tenant-statistics', module: tenantStatistics },
 ];
