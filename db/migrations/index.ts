@@ -45,6 +45,7 @@ import * as agingCoveringIndex from './2026.11.29T02.30.00.aging-covering-index'
 import * as chartPageCustomPlans from './2026.11.29T03.00.00.chart-page-custom-plans';
 import * as bankStatementFileParts from './2026.11.29T05.00.00.bank-statement-file-parts';
 import * as tenantStatistics from './2026.11.29T06.00.00.tenant-statistics';
+import * as invoicePostingFunctions from './2026.11.29T06.30.00.invoice-posting-functions';
 import * as magicLinks from './2026.11.25T06.00.00.magic-links';
 import * as webhooks from './2026.11.25T07.00.00.webhooks';
 import * as webhookDelivery from './2026.11.25T07.30.00.webhook-delivery';
@@ -113,4 +114,5 @@ export const MIGRATIONS: Array<{ name: string; module: MigrationModule }> = [
   { name: '2026.11.29T03.00.00.chart-page-custom-plans', module: chartPageCustomPlans },
   { name: '2026.11.29T05.00.00.bank-statement-file-parts', module: bankStatementFileParts },
   { name: '2026.11.29T06.00.00.tenant-statistics', module: tenantStatistics },
+  { name: '2026.11.29T06.30.00.invoice-posting-functions', module: invoicePostingFunctions },
 ];

@@ -1,6 +1,5 @@
 import { selectBatch, selectRows, type Db, type Statement, type Tx } from '../../connection';
 import type { CompanyScope } from '../organisation/companies';
-import { postingContextSql } from '../ledger/journal';
 import type { InvoiceKind, InvoiceLine, TaxRegime } from '../../../core/invoices/invoices';
 
 // Invoices and their lines. Serves listInvoices, createInvoice, getInvoice, updateInvoice, deleteInvoice,
@@ -292,20 +291,12 @@ export interface Posted {
  * The posting context (postingContextOf) of the entry that posting the invoice writes, read from the invoice
  * itself, so it travels with the transaction's opening: its lines' accounts and `accounts` (the settlement and
  * VAT accounts the entry may name; one more known code checks nothing less), its counterparty, its currency
- * when it is foreign, its date.
+ * when it is foreign, its date. A function (migration 2026.11.29T06.30.00.invoice-posting-functions), planned
+ * once per connection.
  */
 export function invoicePostingContextStatement(scope: CompanyScope, id: string, input: { requestId: string; accounts: string[]; functionalCurrency: string }): Statement {
-  // Each input is a subquery of its own on the invoice (computed once, as a constant would be), not a column of
-  // a join: the statement plans in half the time.
-  const invoice = 'FROM invoices WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId AND id = :id';
   return {
-    sql: postingContextSql({
-      codes: `ARRAY(SELECT account_code FROM invoice_lines WHERE tenant_id = :tenantId AND invoice_id = :id UNION SELECT unnest(CAST(:accounts AS text[])))`,
-      subaccountIds: "CAST('{}' AS uuid[])",
-      counterpartyIds: `ARRAY(SELECT counterparty_id ${invoice})`,
-      currencies: `ARRAY(SELECT currency ${invoice} AND currency <> :functionalCurrency)`,
-      entryDate: `(SELECT invoice_date ${invoice})`,
-    }),
+    sql: 'SELECT * FROM app_invoice_posting_context(:tenantId, :legalEntityId, :id, :requestId, CAST(:accounts AS text[]), :functionalCurrency)',
     replacements: { ...scope, id, requestId: input.requestId, accounts: `{${input.accounts.join(',')}}`, functionalCurrency: input.functionalCurrency },
   };
 }
@@ -319,38 +310,26 @@ export interface PostedRow {
 }
 
 /**
- * The lines' UZS amounts of a draft being posted, for the posting's batch ahead of the statements that take the
- * company's counters: nothing here waits for them, so it is not done while they are held (the lines of a
- * draft may change; the invoice row is held by the posting's transaction already).
+ * The lines' UZS amounts of a draft being posted, in line order, for the posting's batch ahead of the
+ * statements that take the company's counters: nothing here waits for them, so it is not done while they are
+ * held (the invoice row is held by the posting's transaction already). A function, planned once per connection.
  */
 export function lineUzsStatement(scope: CompanyScope, id: string, posted: Pick<Posted, 'lineUzs'>): Statement {
   return {
-    sql: `UPDATE invoice_lines l SET net_uzs = u.net_uzs, vat_uzs = u.vat_uzs
-            FROM unnest(ARRAY[:lineNos]::int[], ARRAY[:nets]::numeric[], ARRAY[:vats]::numeric[]) AS u(line_no, net_uzs, vat_uzs)
-           WHERE l.tenant_id = :tenantId AND l.invoice_id = :id AND l.line_no = u.line_no`,
-    replacements: {
-      tenantId: scope.tenantId,
-      id,
-      lineNos: posted.lineUzs.map((_, i) => i + 1),
-      nets: posted.lineUzs.map((l) => l.netUzs),
-      vats: posted.lineUzs.map((l) => l.vatUzs),
-    },
+    sql: 'SELECT app_set_invoice_line_uzs(:tenantId, :id, ARRAY[:nets]::numeric[], ARRAY[:vats]::numeric[])',
+    replacements: { tenantId: scope.tenantId, id, nets: posted.lineUzs.map((l) => l.netUzs), vats: posted.lineUzs.map((l) => l.vatUzs) },
   };
 }
 
 /**
  * Records the posting on a draft, version + 1, for the posting's batch after its entry (it names the entry and
  * the number taken); nothing changes on the invoice when the cut-off refused its entry. It answers what the
- * database wrote of the invoice (PostedRow).
+ * database wrote of the invoice (PostedRow). A function, planned once per connection.
  */
 export function markPostedStatement(scope: CompanyScope, id: string, posted: Posted): Statement {
   return {
-    sql: `UPDATE invoices SET status = 'POSTED', number = :number, sequence_year = :sequenceYear, sequence_number = CAST(:sequenceNumber AS integer),
-                 rate = CAST(:rate AS numeric), rate_date = CAST(:rateDate AS date), gross_uzs = :grossUzs, vat_uzs = :vatUzs, entry_id = :entryId,
-                 posted_at = now(), posted_by_membership_id = :postedBy, version = version + 1, updated_at = now()
-           WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId AND id = :id AND status = 'DRAFT'
-             AND EXISTS (SELECT 1 FROM journal_entries e WHERE e.tenant_id = :tenantId AND e.id = :entryId)
-       RETURNING number, version, posted_at, updated_at`,
+    sql: `SELECT * FROM app_mark_invoice_posted(:tenantId, :legalEntityId, :id, :number, CAST(:sequenceYear AS integer), CAST(:sequenceNumber AS integer),
+            CAST(:rate AS numeric), CAST(:rateDate AS date), CAST(:grossUzs AS numeric), CAST(:vatUzs AS numeric), CAST(:entryId AS uuid), CAST(:postedBy AS uuid))`,
     replacements: { ...scope, id, ...posted, lineUzs: null },
   };
 }

@@ -283,7 +283,7 @@ type PostingContextRow = {
  * Where a posting context's inputs come from, as SQL expressions: the lines' account codes (text[]), their
  * subaccounts and counterparties (uuid[]), the currencies to rate (text[]) and the entry's date.
  */
-export interface PostingContextSources {
+interface PostingContextSources {
   codes: string;
   subaccountIds: string;
   counterpartyIds: string;
@@ -292,7 +292,7 @@ export interface PostingContextSources {
 }
 
 /** The posting context's one row (the company, the requestId, the chart, the rates) from `sources`; :tenantId, :legalEntityId and :requestId bound. */
-export function postingContextSql(sources: PostingContextSources): string {
+function postingContextSql(sources: PostingContextSources): string {
   return `SELECT (SELECT archived_at IS NOT NULL FROM legal_entities WHERE tenant_id = :tenantId AND id = :legalEntityId FOR KEY SHARE) AS archived,
             EXISTS (SELECT 1 FROM journal_entries WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId AND request_id = :requestId) AS replayed,
             (SELECT array_agg(code) FROM (
