@@ -16,7 +16,7 @@ import {
   proposeLines,
   proposedInvoiceIds,
   unmatchedLinesOfImport,
-  findImportFile,
+  findImportProfile,
   importFileChunks,
   insertImportLines,
   markLinesStored,
@@ -182,11 +182,11 @@ export function createImportBankStatementActivities({ db }: ImportBankStatementD
           if (!row || row.status !== 'RUNNING') return { outcome: 'SETTLED' as const };
           if (row.linesStored) return { outcome: 'STORED' as const };
           const account = (await findBankAccount(tx, scope, input.bankAccountId))!;
-          const file = (await findImportFile(tx, scope, input.importId))!;
+          const profile = await findImportProfile(tx, scope, input.importId);
           const reader = readBankStatement(() => importFileChunks(tx, scope, input.importId), {
-            size: file.size,
+            size: row.byteSize,
             contentType: row.contentType,
-            ...(file.profile ? { profile: file.profile as unknown as ColumnProfile } : {}),
+            ...(profile ? { profile: profile as unknown as ColumnProfile } : {}),
           });
           const target = { importId: input.importId, bankAccountId: input.bankAccountId };
           const tallies: StatementTally[] = [];

@@ -62,8 +62,6 @@ interface ByteLine {
   number: number;
   /** The line without its "\n" (and a "\r" before it). */
   bytes: Uint8Array;
-  /** The offset of its first byte in the file. */
-  offset: number;
 }
 
 /** The most bytes of a line of MAX_LINE_LENGTH characters (four per character in UTF-8). */
@@ -79,14 +77,12 @@ export async function* byteLines(source: ByteSource): AsyncGenerator<ByteLine> {
   let pending: Uint8Array[] = [];
   let pendingBytes = 0;
   let number = 1;
-  let offset = 0;
-  let lineStart = 0;
   const line = (tail: Uint8Array): ByteLine => {
     let bytes = pending.length === 0 ? tail : Buffer.concat([...pending, tail]);
     if (bytes.byteLength > 0 && bytes[bytes.byteLength - 1] === 0x0d) bytes = bytes.subarray(0, bytes.byteLength - 1);
     pending = [];
     pendingBytes = 0;
-    return { number, bytes, offset: lineStart };
+    return { number, bytes };
   };
   for await (const chunk of source()) {
     let start = 0;
@@ -96,7 +92,6 @@ export async function* byteLines(source: ByteSource): AsyncGenerator<ByteLine> {
       if (pendingBytes + end - start > MAX_LINE_BYTES + 1) throw tooLong(number);
       yield line(chunk.subarray(start, end));
       number += 1;
-      lineStart = offset + end + 1;
       start = end + 1;
     }
     if (start < chunk.byteLength) {
@@ -105,7 +100,6 @@ export async function* byteLines(source: ByteSource): AsyncGenerator<ByteLine> {
       // A copy: the source may reuse its chunk's memory.
       pending.push(Uint8Array.prototype.slice.call(chunk, start));
     }
-    offset += chunk.byteLength;
   }
   if (pendingBytes > 0) yield line(new Uint8Array(0));
 }

@@ -127,35 +127,29 @@ export async function insertImport(
   return inserted ? importOf(inserted) : null;
 }
 
-/** The file of a new import, sent as a parameter apart from the statement's text. */
 /** The most bytes of a file part (migration 2026.11.29T05.00.00.bank-statement-file-parts). */
 export const FILE_PART_BYTES = 1024 * 1024;
 
 /**
- * The import's file, stored a part at a time as its parts are read (each at most FILE_PART_BYTES); how many
- * bytes were stored. Each part is sent before the next is asked for, so a source may reuse one buffer.
+ * The import's file, stored a part at a time as its parts are read (each at most FILE_PART_BYTES). Each part is
+ * sent before the next is asked for, so a source may reuse one buffer.
  */
-export async function insertImportFile(tx: Tx, scope: CompanyScope, importId: string, parts: AsyncIterable<Buffer>): Promise<number> {
+export async function insertImportFile(tx: Tx, scope: CompanyScope, importId: string, parts: AsyncIterable<Buffer>): Promise<void> {
   let part = 0;
-  let size = 0;
   for await (const content of parts) {
     // A Buffer is sent as a binary parameter: the part, not its hex text.
     await selectBound(tx, 'INSERT INTO bank_statement_file_parts (tenant_id, import_id, part, content) VALUES ($1, $2, $3, $4)', [scope.tenantId, importId, part, content]);
     part += 1;
-    size += content.byteLength;
   }
-  return size;
 }
 
-/** The import's stored file: its size, and the copy of the column profile it is read with (CSV and XLSX); null when there is none. */
-export async function findImportFile(tx: Db, scope: CompanyScope, importId: string): Promise<{ size: number; profile: Record<string, unknown> | null } | null> {
-  const [row] = await selectRows<{ size: number | null; profile: Record<string, unknown> | null }>(
-    tx,
-    `SELECT (SELECT sum(length(p.content))::integer FROM bank_statement_file_parts p WHERE p.tenant_id = i.tenant_id AND p.import_id = i.id) AS size, i.profile
-       FROM bank_statement_imports i WHERE i.tenant_id = :tenantId AND i.id = :importId`,
-    { tenantId: scope.tenantId, importId },
-  );
-  return row && row.size !== null ? { size: row.size, profile: row.profile } : null;
+/** The copy of the column profile the import's file is read with (CSV and XLSX), or null. */
+export async function findImportProfile(tx: Db, scope: CompanyScope, importId: string): Promise<Record<string, unknown> | null> {
+  const [row] = await selectRows<{ profile: Record<string, unknown> | null }>(tx, 'SELECT profile FROM bank_statement_imports WHERE tenant_id = :tenantId AND id = :importId', {
+    tenantId: scope.tenantId,
+    importId,
+  });
+  return row?.profile ?? null;
 }
 
 /** The import's file, a part (a MiB) per round trip: never the whole file at once. */
