@@ -94,10 +94,11 @@ describe('postJournalEntry with foreign-currency lines', () => {
     // so "no rate on or before the date" is asked of a date before any file's.
     const res = await ledger.post(entryBody('2001-03-01', [usdLine('debit', '812345.00'), { accountCode: '9010', credit: '812345.00' }] as never)).expect(409);
     expect(res.body).toMatchObject({ type: '/problems/rate-unavailable', currencies: ['USD'], date: '2001-03-01' });
-    const gbp = await ledger
-      .post(entryBody('2015-03-04', [{ accountCode: '5210', debit: '1.00', currency: 'GBP', currencyAmount: '1' }, { accountCode: '9010', credit: '1.00' }] as never))
+    // A currency no test file stores a rate of (the overview's test stores GBP in 2013).
+    const chf = await ledger
+      .post(entryBody('2015-03-04', [{ accountCode: '5210', debit: '1.00', currency: 'CHF', currencyAmount: '1' }, { accountCode: '9010', credit: '1.00' }] as never))
       .expect(409);
-    expect(gbp.body.currencies).toEqual(['GBP']);
+    expect(chf.body.currencies).toEqual(['CHF']);
     expect(await entryCount()).toBe(before);
   });
 
