@@ -291,7 +291,11 @@ interface PostingContextSources {
   entryDate: string;
 }
 
-/** The posting context's one row (the company, the requestId, the chart, the rates) from `sources`; :tenantId, :legalEntityId and :requestId bound. */
+/**
+ * The posting context's one row (the company, the requestId, the chart, the rates) from `sources`; :tenantId,
+ * :legalEntityId and :requestId bound. The invoice's posting reads the same row through its own function
+ * (app_invoice_posting_context, migration 2026.11.29T06.30.00.invoice-posting-functions): a change here changes it too.
+ */
 function postingContextSql(sources: PostingContextSources): string {
   return `SELECT (SELECT archived_at IS NOT NULL FROM legal_entities WHERE tenant_id = :tenantId AND id = :legalEntityId FOR KEY SHARE) AS archived,
             EXISTS (SELECT 1 FROM journal_entries WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId AND request_id = :requestId) AS replayed,
