@@ -130,7 +130,7 @@ function createHandlers(
     ...paymentHandlers({ companies, webhookEvents, xlsxThreads }),
     ...bankStatementHandlers({ companies, workflows, webhookEvents, xlsxThreads }),
     ...fixedAssetHandlers({ companies, webhookEvents }),
-    ...ledgerHandlers({ db, companies, workflows, index, webhookEvents, xlsxThreads }),
+    ...ledgerHandlers({ db, companies, workflows, index, webhookEvents, xlsxThreads, observePostingGroup: (size, outcome) => metrics.observePostingGroup(size, outcome) }),
     ...auditHandlers({ db }),
     ...organisationHandlers({
       db,

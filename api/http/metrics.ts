@@ -17,7 +17,12 @@ export interface ApiMetrics {
   watchHashGate(gate: HashGate): void;
   /** The settings that change the cost of a request (api_configuration_info), for a benchmark's header. */
   describeConfiguration(settings: ConfigurationLabels): void;
+  /** One company's journal postings committed together (or alone, or each retried alone after the group failed). */
+  observePostingGroup(size: number, outcome: PostingGroupOutcome): void;
 }
+
+/** How a group of journal postings ended: one posting alone, the group committed, or each posting retried alone. */
+export type PostingGroupOutcome = 'alone' | 'committed' | 'retried-alone';
 
 export interface ConfigurationLabels {
   node_env: string;
@@ -103,6 +108,14 @@ export function createApiMetrics(db: Sequelize): ApiMetrics {
     },
   });
 
+  const postingGroups = new Histogram({
+    name: 'ledger_posting_group_size',
+    help: 'Journal postings of one company committed in one transaction (group commit), by outcome (alone, committed, retried-alone)',
+    labelNames: ['outcome'] as const,
+    buckets: [1, 2, 4, 8, 16, 32],
+    registers: [registry],
+  });
+
   const configuration = new Gauge({
     name: 'api_configuration_info',
     help: 'Always 1: the settings that change what a request costs (NODE_ENV, response validation, logging), as labels',
@@ -127,6 +140,9 @@ export function createApiMetrics(db: Sequelize): ApiMetrics {
     },
     countRateLimitRejection(action) {
       rejections.inc({ action });
+    },
+    observePostingGroup(size, outcome) {
+      postingGroups.observe({ outcome }, size);
     },
   };
 }

@@ -73,12 +73,28 @@ export async function writeEntry(tx: Tx, actor: Actor, scope: LedgerScope, origi
   // CBU lines take the stored rate of the entry date, read with the checks.
   const prepared = applyStoredRates(requested, context.rates);
   if (entry.check) await entry.check(tx);
-  // The audit event, the posting and its webhook event in one round trip, the audit event first: the
-  // company's ledger row is held only from the posting statement to commit. The webhook event reads the
-  // entry the posting wrote (none when the cut-off refused it).
+  const write = entryWrite(actor, scope, origin, prepared, entry);
+  return write.answer(await selectResults(tx, write.statements, { late: entry.late ?? [] }));
+}
+
+/** An entry's round trip (writeEntry's, or one of several in a group commit's) and how its results answer. */
+export interface EntryWrite {
+  statements: Statement[];
+  /** The entry written, from its statements' results; 409 period-closed when the cut-off refused it. */
+  answer(results: Record<string, unknown>[][]): Written & { replayed: false };
+}
+
+/**
+ * The statements that write an entry already checked (checkPosting, the caller's check), `prepared` with the
+ * stored rates applied (applyStoredRates): the caller's `before`, the audit event, the posting, its webhook
+ * event, the caller's `after`. The audit event comes first: the company's ledger row is held only from the
+ * posting statement to commit. The webhook event reads the entry the posting wrote (none when the cut-off
+ * refused it).
+ */
+export function entryWrite(actor: Actor, scope: LedgerScope, origin: Origin, prepared: PreparedEntry, entry: EntryToWrite): EntryWrite {
   const event = entry.event?.subscribed ? [journalEntryEventStatement(scope, { type: entry.event.type, entryId: entry.id }, entry.event.options)] : [];
   const before = entry.before ?? [];
-  const results = await selectResults(tx, [
+  const statements = [
     ...before,
     callerEventStatement(actor, origin, entry.audit),
     postJournalEntryStatement(
@@ -100,50 +116,53 @@ export async function writeEntry(tx: Tx, actor: Actor, scope: LedgerScope, origi
     ),
     ...event,
     ...(entry.after ?? []),
-  ], { late: entry.late ?? [] });
-  // The caller's first, the audit event answers no row, the posting one, the webhook event one; then the caller's.
-  const posted = results[before.length + 1]![0];
-  const recorded = event.length > 0 ? results[before.length + 2]![0] : undefined;
-  const after = results.slice(before.length + 2 + event.length);
-  const { number, lockedThrough, postedAt } = postedEntryOf(posted!);
-  if (!postedAt) {
-    throw new AppError('period-closed', `The ledger is closed through ${lockedThrough}; date the entry after it`, { closedThrough: lockedThrough });
-  }
-  return {
-    replayed: false,
-    starts: recorded ? recordedStartsOf(recorded) : [],
-    after,
-    entry: {
-      id: entry.id,
-      number,
-      entryDate: prepared.entryDate,
-      description: prepared.description,
-      reference: prepared.reference,
-      kind: 'POSTING',
-      source: entry.source,
-      lines: prepared.lines.map(({ lineNo, accountCode, subaccountId, counterpartyId, debit, credit, memo, currency, currencyAmount, rate, rateSource, rateDate }) => ({
-        lineNo,
-        accountCode,
-        subaccountId,
-        counterpartyId,
-        debit,
-        credit,
-        memo,
-        currency,
-        currencyAmount,
-        rate,
-        rateSource,
-        rateDate,
-      })),
-      totalDebit: formatMinorUnits(prepared.total),
-      totalCredit: formatMinorUnits(prepared.total),
-      reversalOf: prepared.reversalOf,
-      reversedBy: null,
-      postedAt: postedAt.toISOString(),
-      postedByMembershipId: actor.membershipId,
-      correlationId: origin.correlationId,
-    },
+  ];
+  const answer = (results: Record<string, unknown>[][]): Written & { replayed: false } => {
+    // The caller's first, the audit event answers no row, the posting one, the webhook event one; then the caller's.
+    const posted = results[before.length + 1]![0];
+    const recorded = event.length > 0 ? results[before.length + 2]![0] : undefined;
+    const after = results.slice(before.length + 2 + event.length);
+    const { number, lockedThrough, postedAt } = postedEntryOf(posted!);
+    if (!postedAt) {
+      throw new AppError('period-closed', `The ledger is closed through ${lockedThrough}; date the entry after it`, { closedThrough: lockedThrough });
+    }
+    return {
+      replayed: false,
+      starts: recorded ? recordedStartsOf(recorded) : [],
+      after,
+      entry: {
+        id: entry.id,
+        number,
+        entryDate: prepared.entryDate,
+        description: prepared.description,
+        reference: prepared.reference,
+        kind: 'POSTING',
+        source: entry.source,
+        lines: prepared.lines.map(({ lineNo, accountCode, subaccountId, counterpartyId, debit, credit, memo, currency, currencyAmount, rate, rateSource, rateDate }) => ({
+          lineNo,
+          accountCode,
+          subaccountId,
+          counterpartyId,
+          debit,
+          credit,
+          memo,
+          currency,
+          currencyAmount,
+          rate,
+          rateSource,
+          rateDate,
+        })),
+        totalDebit: formatMinorUnits(prepared.total),
+        totalCredit: formatMinorUnits(prepared.total),
+        reversalOf: prepared.reversalOf,
+        reversedBy: null,
+        postedAt: postedAt.toISOString(),
+        postedByMembershipId: actor.membershipId,
+        correlationId: origin.correlationId,
+      },
+    };
   };
+  return { statements, answer };
 }
 
 /**
