@@ -43,6 +43,7 @@ import { bankStatementHandlers } from './bank-statements/handlers';
 import { spoolFileBody } from './http/file-body';
 import { MAX_STATEMENT_BYTES as MAX_FILE_BODY } from '../adapters/bank-statements/fields';
 import { ledgerHandlers } from './ledger/handlers';
+import { createPostingGroups } from './ledger/posting-groups';
 import { auditHandlers } from './audit/handlers';
 import { mailHandlers } from './mail/handlers';
 import { serviceHandlers } from './service/handlers';
@@ -103,6 +104,8 @@ function createHandlers(
   const signIn = createSignIn({ db, sessions, factors });
   // Webhook events are recorded by the operations that make the change, in its commit.
   const webhookEvents = createWebhookEvents({ workflows, taskQueue: deps.taskQueue ?? config.temporal.taskQueue });
+  // Journal entries and invoices of one company share its group commits.
+  const postingGroups = createPostingGroups({ db, webhookEvents, observe: (size, outcome) => metrics.observePostingGroup(size, outcome) });
   // The threads that build XLSX exports, one pool for every report (the ledger's and the VAT register).
   const xlsxThreads = createXlsxThreads(config.exports.xlsxThreads);
   return {
@@ -126,11 +129,11 @@ function createHandlers(
     ...accountingHandlers({ companies }),
     ...counterpartyHandlers({ companies, xlsxThreads }),
     ...bankAccountHandlers({ companies }),
-    ...invoiceHandlers({ companies, webhookEvents, xlsxThreads }),
+    ...invoiceHandlers({ companies, webhookEvents, xlsxThreads, postingGroups }),
     ...paymentHandlers({ companies, webhookEvents, xlsxThreads }),
     ...bankStatementHandlers({ companies, workflows, webhookEvents, xlsxThreads }),
     ...fixedAssetHandlers({ companies, webhookEvents }),
-    ...ledgerHandlers({ db, companies, workflows, index, webhookEvents, xlsxThreads, observePostingGroup: (size, outcome) => metrics.observePostingGroup(size, outcome) }),
+    ...ledgerHandlers({ db, companies, workflows, index, webhookEvents, xlsxThreads, postingGroups }),
     ...auditHandlers({ db }),
     ...organisationHandlers({
       db,

@@ -3,6 +3,7 @@ import { pageQuery } from '../http/pages';
 import type { CompanyScopes } from '../organisation/company-scope';
 import type { WebhookEvents } from '../webhooks/events';
 import type { XlsxThreads } from '../http/xlsx-threads';
+import type { PostingGroups } from '../ledger/posting-groups';
 import { createInvoices } from './invoices';
 import { createVatRegister } from './vat-register';
 
@@ -14,6 +15,8 @@ export function invoiceHandlers(deps: {
   webhookEvents: WebhookEvents;
   /** The threads that build XLSX exports (the VAT register's). */
   xlsxThreads: XlsxThreads;
+  /** The companies' group commits of postings (an invoice's posting goes through them). */
+  postingGroups: PostingGroups;
 }): HandlersOf<InvoiceOperation> {
   const invoices = createInvoices(deps);
   const vatRegister = createVatRegister(deps.companies, deps.xlsxThreads);

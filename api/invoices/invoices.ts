@@ -2,7 +2,7 @@ import { assetsOfInvoice } from '../../db/repositories/fixed-assets/assets';
 import { randomUUID } from 'node:crypto';
 import Decimal from 'decimal.js';
 import { lateMarker, selectBatch, type Statement, type Tx } from '../../db/connection';
-import { postingContextOf, postingContextStatement } from '../../db/repositories/ledger/journal';
+import { postingContextOf, postingContextStatement, type PostingContext } from '../../db/repositories/ledger/journal';
 import { DuplicateRowError } from '../../db/repositories/errors';
 import {
   deleteDraft,
@@ -49,7 +49,9 @@ import { recordCallerEvent } from '../../services/audit/caller-events';
 import type { CompanyScope, CompanyScopes, Opened } from '../organisation/company-scope';
 import type { WebhookEvents } from '../webhooks/events';
 import { commitDocumentChange } from '../ledger/posting';
-import { readPostingContext, storedRateOf, writeEntry } from '../../services/ledger/posting';
+import { plannedEntryWrite, readPostingContext, storedRateOf, writeEntry, type EntryToWrite, type Written } from '../../services/ledger/posting';
+import type { PostingGroups } from '../ledger/posting-groups';
+import { companyOf, companyStatement } from '../../db/repositories/organisation/companies';
 import { loadEntry } from '../../services/ledger/journal-entries';
 
 type Invoice = Schemas['Invoice'];
@@ -217,7 +219,12 @@ function eventData(scope: CompanyScope, row: InvoiceRow, number: string, entryId
 }
 
 /** Sales and purchase invoices: drafts, their posting into the ledger and their cancellation. */
-export function createInvoices({ companies, webhookEvents }: { companies: CompanyScopes; webhookEvents: WebhookEvents }) {
+/** An invoice's posting planned from the invoice held: answered as it is, or the entry to write and its answer. */
+type InvoicePostingPlan =
+  | { answered: Invoice }
+  | { context: PostingContext; entry: EntryToWrite; answer(written: Written): { result: Invoice; starts: RecordedStart[] } };
+
+export function createInvoices({ companies, webhookEvents, postingGroups }: { companies: CompanyScopes; webhookEvents: WebhookEvents; postingGroups: PostingGroups }) {
   async function listInvoices(
     principal: Principal,
     legalEntityId: string,
@@ -329,11 +336,30 @@ export function createInvoices({ companies, webhookEvents }: { companies: Compan
       },
     );
 
+  /**
+   * Posts an invoice through its company's group commit (api/ledger/posting-groups.ts), with the journal
+   * entries and the other invoices the company posts at the same moment: the group reads the company, the
+   * invoice held with its lines, the webhook subscription and the posting's checks in its opening. An invoice
+   * the group cannot take (not found, an archived company, a refused check) is posted alone, as before.
+   */
   async function postInvoice(principal: Principal, legalEntityId: string, id: string, ctx: RequestContext): Promise<Invoice> {
-    const requestIdOf = (scope: CompanyScope) => systemRequestId(`invoice-posting:${scope.tenantId}:${id}`);
-    return postingChange(principal, legalEntityId, id, async (tx, scope, current, currentLines, [[subscription], contextRows]) => {
+    const scope: CompanyScope = { tenantId: principal.tenantId, legalEntityId };
+    const requestId = systemRequestId(`invoice-posting:${scope.tenantId}:${id}`);
+    const opening = [
+      subscribedStatement(scope, 'invoice.posted'),
+      invoicePostingContextStatement(scope, id, {
+        requestId,
+        accounts: [accounts.receivable, accounts.payable, accounts.outputVat, accounts.inputVat],
+        functionalCurrency: FUNCTIONAL_CURRENCY,
+      }),
+    ];
+    /**
+     * The posting of the invoice held: its answer as it is (posted already), or the entry to write with its
+     * checks' context and the answer from what the entry's round trip wrote.
+     */
+    const planOf = (current: InvoiceRow, currentLines: InvoiceLineRow[], [[subscription], contextRows]: Opened): InvoicePostingPlan => {
       // Posting is idempotent: a posted (or paid) invoice is answered as it is.
-      if (current.status === 'POSTED') return { result: toInvoice(current, currentLines), starts: [] };
+      if (current.status === 'POSTED') return { answered: toInvoice(current, currentLines) };
       if (current.status !== 'DRAFT') throw notDraft(current, 'a cancelled invoice is not posted again; draft a new one');
       // The posting's checks were read with the invoice, the CBU rate of its date among them.
       const context = postingContextOf(contextRows!);
@@ -356,7 +382,6 @@ export function createInvoices({ companies, webhookEvents }: { companies: Compan
             ...(l.currency ? { currency: l.currency, currencyAmount: l.currencyAmount!, rate: l.rate!, rateSource: 'CBU' as const } : {}),
           })),
         });
-      const requestId = requestIdOf(scope);
       const subscribed = (subscription as { subscribed: boolean } | undefined)?.subscribed === true;
       // A sales invoice's number is taken in the entry's own round trip, just before the ledger's row, so the
       // company's counter row is held as briefly as its ledger row: until then its texts carry a marker the
@@ -379,7 +404,7 @@ export function createInvoices({ companies, webhookEvents }: { companies: Compan
         postedBy: principal.membershipId,
       };
       // The entry, the invoice's posting, its webhook event and the invoice as it now is: one round trip.
-      const written = await writeEntry(tx, principal, scope, ctx, context, {
+      const entry: EntryToWrite = {
         id: entryId,
         requestId,
         prepared,
@@ -407,24 +432,49 @@ export function createInvoices({ companies, webhookEvents }: { companies: Compan
           markPostedStatement(scope, id, posted),
           ...(subscribed ? [webhookEvents.statement(scope.tenantId, { type: 'invoice.posted', data: eventData(scope, current, number, entryId) })] : []),
         ],
-      });
-      // The invoice row is held, and a draft has no entry: nothing can have posted it before.
-      if (written.replayed) throw new Error(`invoice ${id}: its posting entry exists while it is a draft`);
-      const [[updated], event] = written.after;
-      // The answer is the invoice held, with what its posting wrote: no read back.
-      const { number: taken, version, posted_at, updated_at } = updated as unknown as PostedRow;
-      const row: InvoiceRow = { ...current, status: 'POSTED', number: taken, rate: posted.rate, rate_date: posted.rateDate, gross_uzs: posted.grossUzs, vat_uzs: posted.vatUzs, entry_id: entryId, posted_at, version, updated_at };
-      const postedLines = currentLines.map((l, i) => ({ ...l, net_uzs: posted.lineUzs[i]!.netUzs, vat_uzs: posted.lineUzs[i]!.vatUzs }));
-      return { result: toInvoice(row, postedLines), starts: event ? recordedStartsOf(event[0]!) : [] };
-    }, (scope) => [
-      subscribedStatement(scope, 'invoice.posted'),
-      invoicePostingContextStatement(scope, id, {
-        requestId: requestIdOf(scope),
-        accounts: [accounts.receivable, accounts.payable, accounts.outputVat, accounts.inputVat],
-        functionalCurrency: FUNCTIONAL_CURRENCY,
-      }),
-    ]);
+      };
+      const answer = (written: Written): { result: Invoice; starts: RecordedStart[] } => {
+        // The invoice row is held, and a draft has no entry: nothing can have posted it before.
+        if (written.replayed) throw new Error(`invoice ${id}: its posting entry exists while it is a draft`);
+        const [[updated], event] = written.after;
+        // The answer is the invoice held, with what its posting wrote: no read back.
+        const { number: taken, version, posted_at, updated_at } = updated as unknown as PostedRow;
+        const row: InvoiceRow = { ...current, status: 'POSTED', number: taken, rate: posted.rate, rate_date: posted.rateDate, gross_uzs: posted.grossUzs, vat_uzs: posted.vatUzs, entry_id: entryId, posted_at, version, updated_at };
+        const postedLines = currentLines.map((l, i) => ({ ...l, net_uzs: posted.lineUzs[i]!.netUzs, vat_uzs: posted.lineUzs[i]!.vatUzs }));
+        return { result: toInvoice(row, postedLines), starts: event ? recordedStartsOf(event[0]!) : [] };
+      };
+      return { context, entry, answer };
+    };
+    const alone = () =>
+      postingChange(
+        principal,
+        legalEntityId,
+        id,
+        async (tx, _scope, current, currentLines, opened) => {
+          const plan = planOf(current, currentLines, opened);
+          if ('answered' in plan) return { result: plan.answered, starts: [] };
+          return plan.answer(await writeEntry(tx, principal, scope, ctx, plan.context, plan.entry));
+        },
+        () => opening,
+      );
+    return postingGroups.post<Invoice>({
+      scope,
+      key: `invoice:${id}`,
+      opening: [companyStatement(scope, { forChange: true }), findInvoiceStatement(scope, id, { lock: true }), invoiceLinesStatement(scope, [id]), ...opening],
+      plan: ([found, [row], lines, ...opened]) => {
+        // No company, another company's invoice, an archived company: answered alone (404, 404, 409).
+        const company = companyOf(found!);
+        if (!company || company.archived || !row) return null;
+        const plan = planOf(row as unknown as InvoiceRow, lines as unknown as InvoiceLineRow[], opened);
+        if ('answered' in plan) return { statements: [], answer: () => ({ result: plan.answered, starts: [] }) };
+        const write = plannedEntryWrite(principal, scope, ctx, plan.context, plan.entry);
+        if (!write) return null;
+        return { statements: write.statements, late: write.late, answer: (results) => plan.answer(write.answer(results)) };
+      },
+      alone,
+    });
   }
+
 
   async function cancelInvoice(principal: Principal, legalEntityId: string, id: string, input: Schemas['DocumentCancellation'], ctx: RequestContext): Promise<Invoice> {
     return postingChange(principal, legalEntityId, id, async (tx, scope, current) => {

@@ -6,7 +6,7 @@ import type { CompanyScopes } from '../organisation/company-scope';
 import type { WorkflowClient } from '../workflow-client';
 import type { WebhookEvents } from '../webhooks/events';
 import type { XlsxThreads } from '../http/xlsx-threads';
-import type { PostingGroupOutcome } from '../http/metrics';
+import type { PostingGroups } from './posting-groups';
 import { createJournalEntries } from './journal-entries';
 import { createPeriodCloses } from './period-closes';
 import { createTrialBalances } from './trial-balance';
@@ -43,8 +43,8 @@ export function ledgerHandlers(deps: {
   webhookEvents: WebhookEvents;
   /** The threads that build XLSX exports. */
   xlsxThreads: XlsxThreads;
-  /** Each group commit of journal postings (the API's metrics). */
-  observePostingGroup?: (size: number, outcome: PostingGroupOutcome) => void;
+  /** The companies' group commits of postings. */
+  postingGroups: PostingGroups;
 }): HandlersOf<LedgerOperation> {
   const entries = createJournalEntries(deps);
   const closes = createPeriodCloses(deps);

@@ -1,21 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import type { Sequelize } from 'sequelize';
-import { selectResults, withTenant, type Tx } from '../../db/connection';
+import { withTenant, type Tx } from '../../db/connection';
 import { findEntry, linesOf, listEntries, postingContextOf, type EntrySourceType, type LedgerScope, type LineRow } from '../../db/repositories/ledger/journal';
 import { DuplicateRowError } from '../../db/repositories/errors';
 import { subscribedStatement, type RecordedStart } from '../../db/repositories/webhooks/events';
 import { AppError } from '../../core/shared/problems';
 import { formatMinorUnits } from '../../core/ledger/money';
-import { applyStoredRates, checkPosting, prepareEntry, prepareReversal, type PreparedEntry } from '../../core/ledger/journal';
+import { prepareEntry, prepareReversal, type PreparedEntry } from '../../core/ledger/journal';
 import type { AuditAction } from '../../core/audit/audit-actions';
 import type { Principal, RequestContext } from '../http/context';
 import type { Schemas } from '../http/operation-handler';
 import { pageOf, type PageQuery } from '../http/pages';
 import type { CompanyScopes } from '../organisation/company-scope';
 import type { WebhookEvents } from '../webhooks/events';
-import { entryWrite, postingContextFor, postingProblemOf, writeEntry, type EntryToWrite, type EntryWrite } from '../../services/ledger/posting';
-import type { PostingGroupOutcome } from '../http/metrics';
-import { KeyedBatches } from './posting-groups';
+import { plannedEntryWrite, postingContextFor, postingProblemOf, writeEntry } from '../../services/ledger/posting';
+import type { PostingGroups } from './posting-groups';
 import { loadEntry, toJournalEntry } from '../../services/ledger/journal-entries';
 
 type JournalEntryCreate = Schemas['JournalEntryCreate'];
@@ -24,24 +23,6 @@ type JournalEntry = Schemas['JournalEntry'];
 /** What posted an entry, in words. */
 const SOURCE_NAMES: Record<EntrySourceType, string> = { INVOICE: 'an invoice', PAYMENT: 'a payment', BANK_LINE: 'a bank line', FIXED_ASSET: 'a fixed asset' };
 
-/** The most postings one group commit carries. */
-const MAX_GROUP = 32;
-/** A company's group commits in flight at once: one holds the ledger row while the next one opens. */
-const GROUPS_RUNNING = 2;
-
-/** A posting waiting for its company's group commit. */
-interface QueuedPosting {
-  principal: Principal;
-  scope: LedgerScope;
-  requestId: string;
-  prepared: PreparedEntry;
-  ctx: RequestContext;
-  settle: (outcome: Promise<{ entry: JournalEntry; created: boolean }>) => void;
-}
-
-/** A group's answer for one posting: written (answered after the commit), or to be tried alone. */
-type GroupAnswer = { posting: QueuedPosting; entry: JournalEntry; starts: RecordedStart[] };
-
 const auditDetails = (entry: PreparedEntry) => `dated ${entry.entryDate}, ${entry.lines.length} lines, total ${formatMinorUnits(entry.total)}`;
 
 /** Posting, reversing and reading journal entries. */
@@ -49,13 +30,13 @@ export function createJournalEntries({
   db,
   companies,
   webhookEvents,
-  observePostingGroup = () => undefined,
+  postingGroups,
 }: {
   db: Sequelize;
   companies: CompanyScopes;
   webhookEvents: WebhookEvents;
-  /** Each group commit's size and how it ended (the API's metrics). */
-  observePostingGroup?: (size: number, outcome: PostingGroupOutcome) => void;
+  /** The company's group commits, which journal postings go through. */
+  postingGroups: PostingGroups;
 }) {
   const scopeOf = (principal: Principal, legalEntityId: string): LedgerScope => ({ tenantId: principal.tenantId, legalEntityId });
 
@@ -118,110 +99,41 @@ export function createJournalEntries({
     return { entry: committed.entry, created: committed.created };
   }
 
-  /** A posting in its own transaction, as when it arrives alone. */
-  const postAlone = (p: QueuedPosting) => commitEntry(p.principal, p.scope, p.requestId, p.prepared, p.ctx, async () => undefined, 'ledger.entry.posted', 'journal-entry.posted');
-
   /**
-   * Several postings of one company in one transaction (group commit): one opening reads every posting's
-   * context (company, requestId, chart, rates) and the webhook subscription; each is checked on its own, and
-   * those that pass are written in one round trip, each with its own number, audit event and webhook event,
-   * then committed together. Answers `written` (answered once committed) and `alone`: the postings the group
-   * does not answer, tried alone after it as if they had arrived alone: those a check refused (so their answer
-   * is exactly a lone posting's), those whose requestId was used before (their replay). Throws when the write
-   * or the commit fails (a date the cut-off refuses, a race another transaction won): nothing was written, and
-   * the caller tries every posting alone.
-   */
-  async function commitGroup(scope: LedgerScope, postings: QueuedPosting[]): Promise<{ written: GroupAnswer[]; alone: QueuedPosting[] }> {
-    const eventType = 'journal-entry.posted' as const;
-    const opening = [...postings.map((p) => postingContextFor(scope, p.requestId, p.prepared)), subscribedStatement(scope, eventType)];
-    return withTenant(
-      db,
-      scope.tenantId,
-      async (tx, opened) => {
-        const subscribed = (opened[postings.length]![0] as { subscribed: boolean } | undefined)?.subscribed === true;
-        const writes: Array<{ posting: QueuedPosting; write: EntryWrite }> = [];
-        const alone: QueuedPosting[] = [];
-        postings.forEach((posting, i) => {
-          const context = postingContextOf(opened[i]!);
-          try {
-            if (checkPosting(context, posting.prepared.lines, false).replayed) {
-              alone.push(posting);
-              return;
-            }
-            const id = randomUUID();
-            const entry: EntryToWrite = {
-              id,
-              requestId: posting.requestId,
-              prepared: posting.prepared,
-              source: null,
-              audit: { action: 'ledger.entry.posted', subjectType: 'JOURNAL_ENTRY', subjectId: id, details: auditDetails(posting.prepared) },
-              event: { type: eventType, subscribed, options: webhookEvents.options },
-            };
-            writes.push({ posting, write: entryWrite(posting.principal, scope, posting.ctx, applyStoredRates(posting.prepared, context.rates), entry) });
-          } catch (err) {
-            if (!(err instanceof AppError)) throw err;
-            alone.push(posting);
-          }
-        });
-        if (writes.length === 0) return { written: [], alone };
-        const results = await selectResults(tx, writes.flatMap((w) => w.write.statements));
-        let at = 0;
-        const written = writes.map(({ posting, write }) => {
-          const answered = write.answer(results.slice(at, (at += write.statements.length)));
-          return { posting, entry: answered.entry, starts: answered.starts };
-        });
-        return { written, alone };
-      },
-      opening,
-    );
-  }
-
-  /** A company's queued postings: alone when one, else as a group, and each one answered. */
-  async function runGroup(postings: QueuedPosting[]): Promise<void> {
-    if (postings.length === 1) {
-      observePostingGroup(1, 'alone');
-      postings[0]!.settle(postAlone(postings[0]!));
-      return;
-    }
-    // A requestId once per group: a repeat is tried alone after it (its replay, or request-id-reused).
-    const seen = new Set<string>();
-    const grouped: QueuedPosting[] = [];
-    const repeats: QueuedPosting[] = [];
-    for (const posting of postings) {
-      (seen.has(posting.requestId) ? repeats : grouped).push(posting);
-      seen.add(posting.requestId);
-    }
-    let alone: QueuedPosting[];
-    try {
-      const { written, alone: left } = await commitGroup(grouped[0]!.scope, grouped);
-      observePostingGroup(grouped.length, 'committed');
-      for (const w of written) w.posting.settle(webhookEvents.dispatch(w.starts).then(() => ({ entry: w.entry, created: true })));
-      alone = [...left, ...repeats];
-    } catch {
-      // Nothing of the group was written: each posting is tried alone, and answered as it would have been.
-      observePostingGroup(grouped.length, 'retried-alone');
-      alone = [...grouped, ...repeats];
-    }
-    await Promise.all(
-      alone.map((posting) => {
-        const outcome = postAlone(posting);
-        posting.settle(outcome);
-        return outcome.catch(() => undefined);
-      }),
-    );
-  }
-
-  const groups = new KeyedBatches<QueuedPosting>(runGroup, { maxBatch: MAX_GROUP, maxRunning: GROUPS_RUNNING });
-
-  /**
-   * Posts a journal entry: queued for its company's next group commit, so that the postings one company
-   * receives at once share a transaction instead of queueing for its ledger row one by one.
+   * Posts a journal entry through its company's group commit (api/ledger/posting-groups.ts): the postings
+   * one company receives at once share a transaction instead of queueing for its ledger row one by one. The
+   * group reads the posting's checks (company, requestId, chart, rates) and the webhook subscription in its
+   * opening; a requestId used before, or a check that refuses, is answered by the posting alone.
    */
   async function postJournalEntry(principal: Principal, legalEntityId: string, input: JournalEntryCreate, ctx: RequestContext) {
     const prepared = prepareEntry(input);
     const scope = scopeOf(principal, legalEntityId);
-    return new Promise<{ entry: JournalEntry; created: boolean }>((resolve, reject) => {
-      groups.add(`${scope.tenantId}/${scope.legalEntityId}`, { principal, scope, requestId: input.requestId, prepared, ctx, settle: (outcome) => void outcome.then(resolve, reject) });
+    const eventType = 'journal-entry.posted' as const;
+    return postingGroups.post<{ entry: JournalEntry; created: boolean }>({
+      scope,
+      key: `journal-entry:${input.requestId}`,
+      opening: [postingContextFor(scope, input.requestId, prepared), subscribedStatement(scope, eventType)],
+      plan: ([context, [subscription]]) => {
+        const id = randomUUID();
+        const write = plannedEntryWrite(principal, scope, ctx, postingContextOf(context!), {
+          id,
+          requestId: input.requestId,
+          prepared,
+          source: null,
+          audit: { action: 'ledger.entry.posted', subjectType: 'JOURNAL_ENTRY', subjectId: id, details: auditDetails(prepared) },
+          event: { type: eventType, subscribed: (subscription as { subscribed: boolean } | undefined)?.subscribed === true, options: webhookEvents.options },
+        });
+        if (!write) return null;
+        return {
+          statements: write.statements,
+          late: write.late,
+          answer: (results) => {
+            const { entry, starts } = write.answer(results);
+            return { result: { entry, created: true }, starts };
+          },
+        };
+      },
+      alone: () => commitEntry(principal, scope, input.requestId, prepared, ctx, async () => undefined, 'ledger.entry.posted', eventType),
     });
   }
 

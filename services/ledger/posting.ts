@@ -74,12 +74,25 @@ export async function writeEntry(tx: Tx, actor: Actor, scope: LedgerScope, origi
   const prepared = applyStoredRates(requested, context.rates);
   if (entry.check) await entry.check(tx);
   const write = entryWrite(actor, scope, origin, prepared, entry);
-  return write.answer(await selectResults(tx, write.statements, { late: entry.late ?? [] }));
+  return write.answer(await selectResults(tx, write.statements, { late: write.late }));
+}
+
+/**
+ * writeEntry's checks and statements without its round trip, for a group commit that sends several entries'
+ * statements in one: null when the requestId was used already (the caller answers its replay). Throws the
+ * checks' refusals. An entry with its own asynchronous `check` is written alone (writeEntry).
+ */
+export function plannedEntryWrite(actor: Actor, scope: LedgerScope, origin: Origin, context: PostingContext, entry: EntryToWrite): EntryWrite | null {
+  if (entry.check) throw new TypeError('an entry with an asynchronous check is written alone');
+  if (checkPosting(context, entry.prepared.lines, entry.prepared.reversalOf !== null).replayed) return null;
+  return entryWrite(actor, scope, origin, applyStoredRates(entry.prepared, context.rates), entry);
 }
 
 /** An entry's round trip (writeEntry's, or one of several in a group commit's) and how its results answer. */
 export interface EntryWrite {
   statements: Statement[];
+  /** The caller's late texts (EntryToWrite.late), for the batch that sends the statements. */
+  late: LateText[];
   /** The entry written, from its statements' results; 409 period-closed when the cut-off refused it. */
   answer(results: Record<string, unknown>[][]): Written & { replayed: false };
 }
@@ -162,7 +175,7 @@ export function entryWrite(actor: Actor, scope: LedgerScope, origin: Origin, pre
       },
     };
   };
-  return { statements, answer };
+  return { statements, late: entry.late ?? [], answer };
 }
 
 /**

@@ -3,6 +3,7 @@ import type { Response } from 'supertest';
 import { startTestStack, type TestStack } from '../../helpers/stack';
 import { registerWorkspace, type Registered } from '../../helpers/clients';
 import { entryBody, ledgerApi, simpleEntry } from '../../helpers/ledger';
+import { aCounterparty, invoiceEvents, invoicesApi, salesBody, saveTaxSettings } from '../../helpers/invoices';
 
 // Group commit: the journal postings one company receives at once are written in one transaction, each with
 // its own number, audit event and answer, and a posting the group cannot take is answered as if it had
@@ -20,7 +21,7 @@ afterAll(async () => {
 /** The histogram's count and sum of group sizes for an outcome. */
 async function groups(outcome: 'alone' | 'committed' | 'retried-alone'): Promise<{ count: number; sum: number }> {
   const metric = await stack.metrics.registry.getSingleMetric('ledger_posting_group_size')!.get();
-  const value = (suffix: string) => metric.values.find((v) => v.metricName === `ledger_posting_group_size_${suffix}` && v.labels.outcome === outcome)?.value ?? 0;
+  const value = (suffix: string) => metric.values.find((v) => (v as { metricName?: string }).metricName === `ledger_posting_group_size_${suffix}` && v.labels.outcome === outcome)?.value ?? 0;
   return { count: value('count'), sum: value('sum') };
 }
 
@@ -33,8 +34,11 @@ async function holdLedgerRow(legalEntityId: string): Promise<{ waiting(n: number
   const held = new Promise<void>((resolve) => (free = resolve));
   let locked!: () => void;
   const lockTaken = new Promise<void>((resolve) => (locked = resolve));
+  let holderPid = 0;
   const holder = stack.admin.transaction(async (tx: Transaction) => {
     await stack.admin.query('SELECT 1 FROM ledger_states WHERE legal_entity_id = :legalEntityId FOR UPDATE', { replacements: { legalEntityId }, transaction: tx });
+    const [{ pid }] = await stack.admin.query<{ pid: number }>('SELECT pg_backend_pid() AS pid', { type: QueryTypes.SELECT, transaction: tx });
+    holderPid = pid;
     locked();
     await held;
   });
@@ -42,9 +46,14 @@ async function holdLedgerRow(legalEntityId: string): Promise<{ waiting(n: number
   return {
     async waiting(n) {
       for (let i = 0; i < 300; i++) {
+        // The transactions the holder blocks, and those they block in turn (an invoice's sales number).
         const [row] = await stack.admin.query<{ n: number }>(
-          "SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%ledger_states%'",
-          { type: QueryTypes.SELECT },
+          `WITH RECURSIVE blocked(pid) AS (
+             SELECT pid FROM pg_stat_activity WHERE CAST(:holderPid AS int) = ANY(pg_blocking_pids(pid))
+             UNION
+             SELECT a.pid FROM pg_stat_activity a JOIN blocked b ON b.pid = ANY(pg_blocking_pids(a.pid)))
+           SELECT count(*)::int AS n FROM blocked`,
+          { replacements: { holderPid }, type: QueryTypes.SELECT },
         );
         if (row!.n >= n) return;
         await new Promise((r) => setTimeout(r, 50));
@@ -58,16 +67,24 @@ async function holdLedgerRow(legalEntityId: string): Promise<{ waiting(n: number
   };
 }
 
-/** Sends `bodies` at once while the ledger row is held, and answers the responses in order once it is released. */
-async function postTogether(user: Registered, bodies: object[]): Promise<Response[]> {
-  const ledger = ledgerApi(stack, user);
+/** Sends `requests` at once while the ledger row is held, and answers the responses in order once it is released. */
+async function together(user: Registered, requests: Array<() => PromiseLike<Response>>): Promise<Response[]> {
   const row = await holdLedgerRow(user.me.company.id);
-  const answers = Promise.all(bodies.map((body) => ledger.post(body).then((res) => res)));
-  // The first group and the one after it wait on the row; the rest queue behind them meanwhile.
-  await row.waiting(2);
-  await new Promise((r) => setTimeout(r, 500));
-  await row.release();
+  const answers = Promise.all(requests.map((send) => send()));
+  try {
+    // The first group and the one after it wait on the row; the rest queue behind them meanwhile.
+    await row.waiting(2);
+    await new Promise((r) => setTimeout(r, 500));
+  } finally {
+    await row.release();
+  }
   return answers;
+}
+
+/** Posts `bodies` as journal entries at once (together). */
+function postTogether(user: Registered, bodies: object[]): Promise<Response[]> {
+  const ledger = ledgerApi(stack, user);
+  return together(user, bodies.map((body) => () => ledger.post(body).then((res) => res)));
 }
 
 async function workspaceWithEntry(): Promise<Registered> {
@@ -103,10 +120,14 @@ describe('group commit of journal postings', () => {
     const user = await workspaceWithEntry();
     const good = Array.from({ length: 8 }, (_, i) => simpleEntry('2025-03-03', `${i + 1}.00`));
     const unknown = simpleEntry('2025-03-03', '5.00', '5111');
-    const reused = { ...good[0]!, description: 'Another entry under the same requestId' };
+    // A requestId an entry already committed took, with another body (which of two new requests with one
+    // requestId arrives first is the network's choice: the same body sent twice is the case taken here).
+    const earlier = simpleEntry('2025-03-03', '9.00');
+    await ledgerApi(stack, user).post(earlier).expect(201);
+    const reused = { ...earlier, description: 'Another entry under the same requestId' };
     const answers = await postTogether(user, [...good, unknown, good[1]!, reused]);
     expect(answers.slice(0, 8).map((r) => r.status)).toEqual(good.map(() => 201));
-    expect(answers.slice(0, 8).map((r) => r.body.number as number).sort((a, b) => a - b)).toEqual(Array.from({ length: 8 }, (_, i) => i + 2));
+    expect(answers.slice(0, 8).map((r) => r.body.number as number).sort((a, b) => a - b)).toEqual(Array.from({ length: 8 }, (_, i) => i + 3));
     // The unknown account: 400, exactly as when it is posted alone.
     expect(answers[8]!.status).toBe(400);
     const alone = await ledgerApi(stack, user).post(simpleEntry('2025-03-03', '5.00', '5111')).expect(400);
@@ -117,7 +138,7 @@ describe('group commit of journal postings', () => {
     expect(answers[10]!.status).toBe(409);
     expect(answers[10]!.body.type).toBe('/problems/request-id-reused');
     const list = await ledgerApi(stack, user).list({ size: 100 }).expect(200);
-    expect(list.body.totalElements).toBe(9);
+    expect(list.body.totalElements).toBe(10);
   });
 
   test('a date the cut-off refuses fails only its own posting: the group is retried alone, and the numbers stay gapless', async () => {
@@ -151,5 +172,37 @@ describe('group commit of journal postings', () => {
     ]);
     expect(answers.map((r) => r.status)).toEqual([201, 201, 201, 201, 400]);
     expect(answers[4]!.body.type).toBe('/problems/entry-unbalanced');
+  });
+
+  test('invoices and journal entries of one company share groups: gapless sales and entry numbers, one posting per invoice, even when it is posted twice at once', async () => {
+    const user = await workspaceWithEntry();
+    await saveTaxSettings(stack, user);
+    const customer = await aCounterparty(stack, user);
+    const invoices = invoicesApi(stack, user);
+    const drafts: string[] = [];
+    for (let i = 0; i < 6; i++) drafts.push((await invoices.create(salesBody(customer, '2025-03-05', { lines: [{ description: 'Goods', quantity: '1', unitPrice: `${i + 1}000.00` }] })).expect(201)).body.id);
+    const before = await groups('committed');
+    const ledger = ledgerApi(stack, user);
+    const answers = await together(user, [
+      ...drafts.map((id) => () => invoices.post(id).then((res) => res)),
+      () => invoices.post(drafts[0]!).then((res) => res),
+      ...Array.from({ length: 4 }, (_, i) => () => ledger.post(simpleEntry('2025-03-05', `${i + 1}.50`)).then((res) => res)),
+    ]);
+    expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200, 200, 201, 201, 201, 201]);
+    expect((await groups('committed')).count).toBeGreaterThan(before.count);
+    // The invoice posted twice at once: one posting, answered the same both times.
+    expect(answers[6]!.body).toEqual(answers[0]!.body);
+    const numbers = answers.slice(0, 6).map((r) => r.body.number as string).sort();
+    expect(numbers).toEqual(Array.from({ length: 6 }, (_, i) => `2025-${String(i + 1).padStart(6, '0')}`));
+    answers.slice(0, 6).forEach((r, i) => expect(r.body).toMatchObject({ status: 'POSTED', totalGross: `${(i + 1) * 1120}.00` }));
+    const entries = await ledger.list({ size: 100 }).expect(200);
+    expect(entries.body.totalElements).toBe(11);
+    expect(entries.body.items.map((e: { number: number }) => e.number).sort((a: number, b: number) => a - b)).toEqual(Array.from({ length: 11 }, (_, i) => i + 1));
+    // Each invoice's entry is the one it names, dated and described as its own.
+    for (const r of answers.slice(0, 6)) {
+      const entry = await ledger.get(r.body.entryId).expect(200);
+      expect(entry.body).toMatchObject({ reference: r.body.number, source: { type: 'INVOICE', id: r.body.id }, totalDebit: r.body.totalGross });
+    }
+    expect((await invoiceEvents(stack, user)).filter((e) => e.action === 'invoice.posted')).toHaveLength(6);
   });
 });
