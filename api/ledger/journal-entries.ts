@@ -23,6 +23,7 @@ type JournalEntry = Schemas['JournalEntry'];
 /** What posted an entry, in words. */
 const SOURCE_NAMES: Record<EntrySourceType, string> = { INVOICE: 'an invoice', PAYMENT: 'a payment', BANK_LINE: 'a bank line', FIXED_ASSET: 'a fixed asset' };
 
+/** A posted entry's audit details: its date, line count and total (alone or in a group, the same text). */
 const auditDetails = (entry: PreparedEntry) => `dated ${entry.entryDate}, ${entry.lines.length} lines, total ${formatMinorUnits(entry.total)}`;
 
 /** Posting, reversing and reading journal entries. */
