@@ -310,6 +310,9 @@ export function createInvoices({ companies, webhookEvents, postingGroups }: { co
     );
   }
 
+  /** The invoice held until commit and its lines, read in a transaction's opening. */
+  const heldInvoice = (scope: CompanyScope, id: string): Statement[] => [findInvoiceStatement(scope, id, { lock: true }), invoiceLinesStatement(scope, [id])];
+
   /**
    * A change of one invoice that posts an entry: the invoice found (404, even in an archived company) and held
    * until commit, read with its lines in the transaction's opening (no round trip of its own), with the
@@ -328,7 +331,7 @@ export function createInvoices({ companies, webhookEvents, postingGroups }: { co
       legalEntityId,
       async (tx, scope, [[row], lines, ...opened]) => work(tx, scope, row as unknown as InvoiceRow, lines as unknown as InvoiceLineRow[], opened),
       {
-        statements: (scope) => [findInvoiceStatement(scope, id, { lock: true }), invoiceLinesStatement(scope, [id]), ...opening(scope)],
+        statements: (scope) => [...heldInvoice(scope, id), ...opening(scope)],
         found: ([[row]]) => {
           // Another company's or tenant's invoice is not there either: the caller learns nothing about it.
           if (!row) throw new AppError('not-found', 'No invoice with this id in this company');
@@ -460,7 +463,7 @@ export function createInvoices({ companies, webhookEvents, postingGroups }: { co
     return postingGroups.post<Invoice>({
       scope,
       key: `invoice:${id}`,
-      opening: [companyStatement(scope, { forChange: true }), findInvoiceStatement(scope, id, { lock: true }), invoiceLinesStatement(scope, [id]), ...opening],
+      opening: [companyStatement(scope, { forChange: true }), ...heldInvoice(scope, id), ...opening],
       plan: ([found, [row], lines, ...opened]) => {
         // No company, another company's invoice, an archived company: answered alone (404, 404, 409).
         const company = companyOf(found!);
@@ -474,7 +477,6 @@ export function createInvoices({ companies, webhookEvents, postingGroups }: { co
       alone,
     });
   }
-
 
   async function cancelInvoice(principal: Principal, legalEntityId: string, id: string, input: Schemas['DocumentCancellation'], ctx: RequestContext): Promise<Invoice> {
     return postingChange(principal, legalEntityId, id, async (tx, scope, current) => {

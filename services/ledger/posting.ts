@@ -104,7 +104,7 @@ export interface EntryWrite {
  * posting statement to commit. The webhook event reads the entry the posting wrote (none when the cut-off
  * refused it).
  */
-export function entryWrite(actor: Actor, scope: LedgerScope, origin: Origin, prepared: PreparedEntry, entry: EntryToWrite): EntryWrite {
+function entryWrite(actor: Actor, scope: LedgerScope, origin: Origin, prepared: PreparedEntry, entry: EntryToWrite): EntryWrite {
   const event = entry.event?.subscribed ? [journalEntryEventStatement(scope, { type: entry.event.type, entryId: entry.id }, entry.event.options)] : [];
   const before = entry.before ?? [];
   const statements = [
