@@ -1,4 +1,4 @@
-import { agingStatement, type AgingRow } from '../../db/repositories/payments/aging';
+import { AGING_MAX_CHANGED, AGING_WORK_MEM, agingKeptStateStatement, agingKeptStatement, isKept, readOrBuildAging, type AgingRow } from '../../db/repositories/payments/aging';
 import { DEFAULT_DOCUMENT_ACCOUNTS } from '../../core/invoices/invoices';
 import { currencyDecimals } from '../../core/ledger/currency';
 import { formatUnits, numericToUnits } from '../../core/ledger/money';
@@ -11,9 +11,6 @@ import type { CompanyScopes } from '../organisation/company-scope';
 type Aging = Schemas['AgingReport'];
 type AgingItem = Aging['items'][number];
 type Amounts = Omit<AgingItem, 'counterpartyId' | 'name' | 'tin' | 'currency'>;
-
-/** The aging's statement groups per counterparty and currency: 100,000 invoices of 5,000 customers hash to about 12 MB (SET LOCAL ends with the transaction). */
-const AGING_PLAN = { sql: "SET LOCAL work_mem = '32MB'" };
 
 const FIELDS = ['notDue', 'days1to30', 'days31to60', 'days61to90', 'over90', 'outstanding', 'advances'] as const;
 
@@ -48,19 +45,25 @@ export function createAging(companies: CompanyScopes, xlsxThreads: XlsxThreads) 
   async function getAgingReport(principal: Principal, legalEntityId: string, query: { asOf: string; side: 'RECEIVABLE' | 'PAYABLE' }): Promise<Aging> {
     const accounts = DEFAULT_DOCUMENT_ACCOUNTS;
     const receivable = query.side === 'RECEIVABLE';
-    // One round trip: the company check, the statement's memory for grouping thousands of counterparties
-    // without spilling to disk, and the statement.
-    const [, rows] = (await companies.readBatch(principal, legalEntityId, (scope) => [
-      AGING_PLAN,
-      agingStatement(scope, {
-        asOf: query.asOf,
-        kind: receivable ? 'SALES' : 'PURCHASE',
-        direction: receivable ? 'IN' : 'OUT',
-        settlementAccount: receivable ? accounts.receivable : accounts.payable,
-        advanceAccount: receivable ? accounts.advancesReceived : accounts.advancesPaid,
-        settlementSign: receivable ? 1 : -1,
-      }),
-    ])) as unknown as [unknown, AgingRow[]];
+    const aging = {
+      asOf: query.asOf,
+      side: query.side,
+      kind: receivable ? ('SALES' as const) : ('PURCHASE' as const),
+      direction: receivable ? ('IN' as const) : ('OUT' as const),
+      settlementAccount: receivable ? accounts.receivable : accounts.payable,
+      advanceAccount: receivable ? accounts.advancesReceived : accounts.advancesPaid,
+      settlementSign: receivable ? (1 as const) : (-1 as const),
+    };
+    // One round trip when the aging is kept at that date (the company check, the kept rows and the changed
+    // counterparties' from their documents, in one snapshot); otherwise it is built, and kept for the next.
+    const [, state, kept] = await companies.readBatch(principal, legalEntityId, (scope) => [
+      AGING_WORK_MEM,
+      agingKeptStateStatement(scope, query.side, query.asOf),
+      agingKeptStatement(scope, aging, AGING_MAX_CHANGED),
+    ]);
+    const rows = isKept(state!)
+      ? (kept as unknown as AgingRow[])
+      : await companies.read(principal, legalEntityId, (tx, scope) => readOrBuildAging(tx, scope, aging));
     const totals = new Map<string, bigint[]>();
     const items = rows.map((row) => {
       const places = currencyDecimals(row.currency);

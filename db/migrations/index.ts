@@ -47,6 +47,7 @@ import * as bankStatementFileParts from './2026.11.29T05.00.00.bank-statement-fi
 import * as tenantStatistics from './2026.11.29T06.00.00.tenant-statistics';
 import * as invoicePostingFunctions from './2026.11.29T06.30.00.invoice-posting-functions';
 import * as triggerGenericPlans from './2026.11.29T12.00.00.trigger-generic-plans';
+import * as agingKept from './2026.11.29T14.00.00.aging-kept';
 import * as magicLinks from './2026.11.25T06.00.00.magic-links';
 import * as webhooks from './2026.11.25T07.00.00.webhooks';
 import * as webhookDelivery from './2026.11.25T07.30.00.webhook-delivery';
@@ -117,4 +118,5 @@ export const MIGRATIONS: Array<{ name: string; module: MigrationModule }> = [
   { name: '2026.11.29T06.00.00.tenant-statistics', module: tenantStatistics },
   { name: '2026.11.29T06.30.00.invoice-posting-functions', module: invoicePostingFunctions },
   { name: '2026.11.29T12.00.00.trigger-generic-plans', module: triggerGenericPlans },
+  { name: '2026.11.29T14.00.00.aging-kept', module: agingKept },
 ];

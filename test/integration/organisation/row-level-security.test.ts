@@ -61,9 +61,11 @@ beforeAll(async () => {
   // And a payment allocated to it.
   await api(stack).post(`/api/v1/payments/${a.me.company.id}`).set(...bearer(a.accessToken))
     .send({ requestId: randomUUID(), direction: 'IN', date: '2025-02-04', counterpartyId: supplier.body.id, amount: '50', cashAccount: '5110', allocate: 'OLDEST_FIRST' }).expect(201);
+  // And the aging, kept (its snapshot and rows); then an entry on the receivable account marks it changed.
+  await api(stack).get(`/api/v1/ledger/${a.me.company.id}/reports/aging`).query({ asOf: '2025-02-28', side: 'RECEIVABLE' }).set(...bearer(a.accessToken)).expect(200);
   // And in each ledger table: an entry, a completed close and its snapshot.
   const ledger = ledgerApi(stack, a);
-  await ledger.post(simpleEntry('2025-01-15', '10.00')).expect(201);
+  await ledger.post(simpleEntry('2025-01-15', '10.00', '4010')).expect(201);
   const close = await ledger.close('2025-01-31').expect(202);
   expect((await waitForClose(ledger, close.body.id)).status).toBe('COMPLETED');
   // And an accepted invitation (an invitation row and its acceptance row), joined from its mail.
@@ -124,7 +126,7 @@ describe('row-level security', () => {
         'webhook_endpoints', 'webhook_events', 'webhook_deliveries', 'webhook_attempts', 'webhook_endpoint_slots',
         'counterparties', 'document_counters', 'invoices', 'invoice_lines', 'payments', 'payment_allocations',
         'bank_accounts', 'bank_statement_imports', 'bank_statement_file_parts', 'bank_lines', 'bank_matching_rules', 'bank_statement_profiles',
-        'fixed_assets', 'fixed_asset_charges',
+        'fixed_assets', 'fixed_asset_charges', 'aging_snapshots', 'aging_kept_rows', 'aging_marks',
       ]),
     );
     for (const t of tables) {

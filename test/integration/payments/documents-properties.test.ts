@@ -18,7 +18,9 @@ import { formatMinorUnits, numericToMinorUnits } from '../../../core/ledger/mone
 // balance and the model's recomputation, per counterparty and per bucket too; every posted invoice's
 // outstanding on that date lies within 0..gross. At the end: each invoice's outstanding is its gross less its
 // live allocations, PAID exactly when that is 0; each document wrote the entries it should; every entry
-// balances; hledger's balances of the exported journal equal the trial balance at every date. Dates are of 2024:
+// balances; hledger's balances of the exported journal equal the trial balance at every date. After each
+// operation, the aging at a date past all of them (kept, and patched with what each operation changed) is the
+// model's. Dates are of 2024:
 // each run is a company of its own, so nothing else in the database shares them.
 
 let stack: TestStack;
@@ -310,7 +312,21 @@ describe('document properties', () => {
       const expected = (step: number, status: number, type?: string) => ({ step, status, type: type === undefined ? undefined : `/problems/${type}` });
       const closed = (date: string) => date <= model.closedThrough;
 
+      // The aging at a date past every operation, read after each one: kept from its first build and patched
+      // with the counterparties each operation changed, it is the model's aging of the documents so far.
+      const watched = day(500);
+      const watchAging = async (step: number) => {
+        for (const side of ['RECEIVABLE', 'PAYABLE'] as const) {
+          const report = (await agingOf(stack, who, watched, side).expect(200)).body;
+          const items = (report.items as Array<Record<string, string>>).map(({ counterpartyId, outstanding, advances, over90 }) => ({ counterpartyId, outstanding, advances, over90 }));
+          const wanted = [...model.aging(watched, side).entries()].map(([cp, r]) => ({ counterpartyId: cps[cp], outstanding: money(r.outstanding!), advances: money(r.advances!), over90: money(r.over90!) }));
+          const byId = (x: { counterpartyId?: string }, y: { counterpartyId?: string }) => (x.counterpartyId! < y.counterpartyId! ? -1 : 1);
+          expect({ step, side, items: items.sort(byId) }).toEqual({ step, side, items: wanted.sort(byId) });
+        }
+      };
+
       for (const [step, op] of sequence.entries()) {
+        if (step > 0) await watchAging(step);
         clock += op.gap;
         const date = day(Math.max(0, clock - op.back));
         dates.add(date);
@@ -429,6 +445,7 @@ describe('document properties', () => {
           model.closedThrough = date;
         }
       }
+      await watchAging(sequence.length);
       dates.add(day(clock + 100));
 
       // The documents as the API has them now, against the model.
