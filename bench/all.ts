@@ -69,7 +69,7 @@ import { closeMonthly, measureReports } from './reports';
 import { apiPid, loadLines, measureExports, readsDuringExports } from './exports';
 import { signedMs, stepComparison } from './workflows';
 import { clusterScaling } from './cluster';
-import { AGING_AS_OF, measureAging, measureInvoicePosting } from './documents';
+import { AGING_AS_OF, measureAging, measureInvoicePosting, type AgingResult } from './documents';
 import { measureVatRegister } from './vat-register';
 import { measureBankImport } from './bank-import';
 import { measureFixedAssetClose } from './fixed-assets';
@@ -476,15 +476,18 @@ async function invoicePosting(): Promise<void> {
 
 async function aging(): Promise<void> {
   const r = await measureAging();
+  const beside = (what: string, x: AgingResult['kept']) => ({
+    row: what,
+    measured: `p50 ${x.aging.p50} ms, p95 ${x.aging.p95} ms`,
+    floor: `${x.trialBalance.p95} ms`,
+    ratio: `${(x.aging.p95 / x.trialBalance.p95).toFixed(2)}×`,
+    target: 'p95 ≤ 200 ms and ≤ 3×',
+  });
   rows.push(
-    { row: `trial balance at ${AGING_AS_OF} (floor)`, measured: `p50 ${r.trialBalance.p50} ms, p95 ${r.trialBalance.p95} ms`, floor: '', ratio: '1×', target: '' },
-    {
-      row: `aging of receivables at ${AGING_AS_OF} (${r.items} rows)`,
-      measured: `p50 ${r.aging.p50} ms, p95 ${r.aging.p95} ms`,
-      floor: `${r.trialBalance.p95} ms`,
-      ratio: `${(r.aging.p95 / r.trialBalance.p95).toFixed(2)}×`,
-      target: 'p95 ≤ 200 ms and ≤ 3×',
-    },
+    { row: `trial balance at ${AGING_AS_OF} (floor)`, measured: `p50 ${r.kept.trialBalance.p50} ms, p95 ${r.kept.trialBalance.p95} ms`, floor: '', ratio: '1×', target: '' },
+    { row: 'aging, first request (builds the kept aging)', measured: `${r.firstMs} ms`, floor: '', ratio: '', target: '' },
+    beside(`aging of receivables at ${AGING_AS_OF} (${r.items} rows), kept`, r.kept),
+    beside(`aging, ${r.changed} customers changed since kept`, r.patched),
   );
   show(
     `12. The aging over ${r.invoices} open invoices of ${r.counterparties} customers (loaded in ${r.loadSeconds.toFixed(0)} s), ` +

@@ -1,7 +1,5 @@
 import { AGING_MAX_CHANGED, AGING_WORK_MEM, agingKeptStateStatement, agingKeptStatement, isKept, readOrBuildAging, type AgingRow } from '../../db/repositories/payments/aging';
 import { DEFAULT_DOCUMENT_ACCOUNTS } from '../../core/invoices/invoices';
-import { currencyDecimals } from '../../core/ledger/currency';
-import { formatUnits, numericToUnits } from '../../core/ledger/money';
 import type { Principal } from '../http/context';
 import type { Schemas, StreamReply } from '../http/operation-handler';
 import { tableReply, type Column, type TableType } from '../http/table-export';
@@ -14,7 +12,7 @@ type Amounts = Omit<AgingItem, 'counterpartyId' | 'name' | 'tin' | 'currency'>;
 
 const FIELDS = ['notDue', 'days1to30', 'days31to60', 'days61to90', 'over90', 'outstanding', 'advances'] as const;
 
-const COLUMNS: Record<(typeof FIELDS)[number], keyof AgingRow> = {
+const COLUMNS = {
   notDue: 'not_due',
   days1to30: 'days_1_to_30',
   days31to60: 'days_31_to_60',
@@ -22,7 +20,7 @@ const COLUMNS: Record<(typeof FIELDS)[number], keyof AgingRow> = {
   over90: 'over_90',
   outstanding: 'outstanding',
   advances: 'advances',
-};
+} as const satisfies Record<(typeof FIELDS)[number], keyof AgingRow>;
 
 /**
  * A row per item (counterparty and currency), the JSON fields' names as headers; the totals per currency are
@@ -39,7 +37,8 @@ const agingColumns: Column<AgingItem>[] = [
 /**
  * The aging of receivables or payables as of a date, per counterparty and currency, with totals per currency.
  * Each amount is written with its currency's decimals; a total is the sum of the rows' amounts as written. Both
- * in BigInt units of those decimals: a report of thousands of counterparties is seven amounts each.
+ * are the statement's text (db/repositories/payments/aging.ts): a report of thousands of counterparties is
+ * seven amounts each, passed through rather than parsed and written again.
  */
 export function createAging(companies: CompanyScopes, xlsxThreads: XlsxThreads) {
   async function getAgingReport(principal: Principal, legalEntityId: string, query: { asOf: string; side: 'RECEIVABLE' | 'PAYABLE' }): Promise<Aging> {
@@ -64,29 +63,30 @@ export function createAging(companies: CompanyScopes, xlsxThreads: XlsxThreads) 
     const rows = isKept(state!)
       ? (kept as unknown as AgingRow[])
       : await companies.read(principal, legalEntityId, (tx, scope) => readOrBuildAging(tx, scope, aging));
-    const totals = new Map<string, bigint[]>();
-    const items = rows.map((row) => {
-      const places = currencyDecimals(row.currency);
-      let sums = totals.get(row.currency);
-      if (!sums) totals.set(row.currency, (sums = FIELDS.map(() => 0n)));
-      const amounts = {} as Amounts;
-      FIELDS.forEach((field, i) => {
-        const units = numericToUnits(row[COLUMNS[field]] as string, places);
-        sums[i]! += units;
-        amounts[field] = formatUnits(units, places);
-      });
-      return { counterpartyId: row.counterparty_id, name: row.name, tin: row.tin, currency: row.currency, ...amounts };
-    });
+    // The amounts are the statement's text, with their currency's decimals; each currency's totals are on one of its rows.
+    const items = rows.map((row) => ({
+      counterpartyId: row.counterparty_id,
+      name: row.name,
+      tin: row.tin,
+      currency: row.currency,
+      notDue: row.not_due,
+      days1to30: row.days_1_to_30,
+      days31to60: row.days_31_to_60,
+      days61to90: row.days_61_to_90,
+      over90: row.over_90,
+      outstanding: row.outstanding,
+      advances: row.advances,
+    }));
+    const totals = rows
+      .filter((row) => row.total_not_due !== null)
+      .map((row) => ({ currency: row.currency, ...(Object.fromEntries(FIELDS.map((field) => [field, row[`total_${COLUMNS[field]}`]])) as Amounts) }));
     return {
       asOf: query.asOf,
       side: query.side,
-      settlementAccount: receivable ? accounts.receivable : accounts.payable,
-      advanceAccount: receivable ? accounts.advancesReceived : accounts.advancesPaid,
+      settlementAccount: aging.settlementAccount,
+      advanceAccount: aging.advanceAccount,
       items,
-      totals: [...totals].map(([currency, sums]) => {
-        const places = currencyDecimals(currency);
-        return { currency, ...(Object.fromEntries(FIELDS.map((field, i) => [field, formatUnits(sums[i]!, places)])) as Amounts) };
-      }),
+      totals,
     };
   }
   /** The report's items as CSV or XLSX: one company's counterparties, built as for JSON and written out. */

@@ -8,8 +8,8 @@ import type { MigrationContext } from './context';
 // - `aging_snapshots`: per company and side, the date of the kept aging, the snapshot (`pg_current_snapshot()`)
 //   of the statement that built it, and its build. Every transaction whose effects that statement saw is in
 //   the kept rows; every other one is not.
-// - `aging_kept_rows`: the build's rows, one per counterparty and currency (the report's columns, and the
-//   number of invoices past due with something owed, for the overview).
+// - `aging_kept_rows`: the build's rows, one per counterparty and currency (the report's columns with the
+//   counterparty's name and TIN, and the number of invoices past due with something owed, for the overview).
 // - `aging_marks`: per company, each counterparty whose settlement or advance lines changed (4010, 6010, 6310,
 //   4310: every invoice, payment, allocation and cancellation posts to one of them, with its counterparty;
 //   lines without one count as the null counterparty), with the last transaction that wrote such a line
@@ -18,7 +18,8 @@ import type { MigrationContext } from './context';
 //   the mark keeps only the latest transaction, which is enough: the row is locked until that transaction ends,
 //   so an earlier writer of the row had committed before the latest one wrote it, and is visible wherever the
 //   latest is. Postings of a company already wait for each other on its ledger row, so the mark's row adds no
-//   wait of its own.
+//   wait of its own. A counterparty's new name or TIN marks it too (a row trigger on counterparties), so a kept
+//   row never shows an old name.
 //
 // A reader of the kept aging takes the kept rows of the counterparties not changed since and computes the
 // changed ones from the documents, in one snapshot. Builds of a company take a transaction-scoped advisory
@@ -50,6 +51,8 @@ export async function up({ sql, appRole, definerRole }: MigrationContext): Promi
       side text NOT NULL,
       build_id bigint NOT NULL,
       counterparty_id uuid,
+      name text,
+      tin text,
       currency text NOT NULL,
       not_due numeric NOT NULL,
       days_1_to_30 numeric NOT NULL,
@@ -85,6 +88,19 @@ export async function up({ sql, appRole, definerRole }: MigrationContext): Promi
     CREATE TRIGGER journal_lines_aging_marks AFTER INSERT ON journal_lines
       REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION journal_lines_mark_aging();
 
+    CREATE FUNCTION counterparties_mark_aging() RETURNS trigger
+      LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = public, pg_temp AS $$
+    BEGIN
+      INSERT INTO aging_marks AS m (tenant_id, legal_entity_id, counterparty_id, xid)
+      VALUES (NEW.tenant_id, NEW.legal_entity_id, NEW.id, pg_current_xact_id())
+      ON CONFLICT (tenant_id, legal_entity_id, counterparty_id) DO UPDATE SET xid = excluded.xid WHERE m.xid <> excluded.xid;
+      RETURN NULL;
+    END $$;
+    ALTER FUNCTION counterparties_mark_aging() OWNER TO ${definerRole};
+    CREATE TRIGGER counterparties_aging_marks AFTER UPDATE OF name, tin, pinfl ON counterparties FOR EACH ROW
+      WHEN (OLD.name IS DISTINCT FROM NEW.name OR OLD.tin IS DISTINCT FROM NEW.tin OR OLD.pinfl IS DISTINCT FROM NEW.pinfl)
+      EXECUTE FUNCTION counterparties_mark_aging();
+
     GRANT SELECT, INSERT, UPDATE ON aging_snapshots TO ${appRole};
     GRANT SELECT, INSERT, DELETE ON aging_kept_rows TO ${appRole};
     GRANT SELECT, DELETE ON aging_marks TO ${appRole};
@@ -103,6 +119,8 @@ export async function up({ sql, appRole, definerRole }: MigrationContext): Promi
 
 export async function down({ sql }: MigrationContext): Promise<void> {
   await sql(`
+    DROP TRIGGER IF EXISTS counterparties_aging_marks ON counterparties;
+    DROP FUNCTION IF EXISTS counterparties_mark_aging();
     DROP TRIGGER IF EXISTS journal_lines_aging_marks ON journal_lines;
     DROP FUNCTION IF EXISTS journal_lines_mark_aging();
     DROP TABLE IF EXISTS aging_marks;

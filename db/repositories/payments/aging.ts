@@ -1,4 +1,5 @@
 import { selectResults, type Statement, type Tx } from '../../connection';
+import { currencyDecimals } from '../../../core/ledger/currency';
 import type { CompanyScope } from '../organisation/companies';
 
 // The aging of receivables or payables (getAgingReport), per counterparty and currency, as of a date. It is
@@ -19,19 +20,15 @@ import type { CompanyScope } from '../organisation/companies';
 // how many entries were made by hand on other accounts. Owed amounts and advances are one union summed once
 // per counterparty and currency (a GROUP BY treats a missing counterparty as one, as the report does).
 
-export interface AgingRow {
+type Amounts<Prefix extends string> = { [K in (typeof AMOUNTS)[number] as `${Prefix}${K}`]: string };
+
+/** A row of the aging: its amounts with the currency's decimals; the currency's totals on one row of it (null on the others). */
+export type AgingRow = {
   counterparty_id: string | null;
   name: string | null;
   tin: string | null;
   currency: string;
-  not_due: string;
-  days_1_to_30: string;
-  days_31_to_60: string;
-  days_61_to_90: string;
-  over_90: string;
-  outstanding: string;
-  advances: string;
-}
+} & Amounts<''> & { [K in keyof Amounts<'total_'>]: string | null };
 
 export interface AgingQuery {
   asOf: string;
@@ -59,6 +56,9 @@ const CHANGED_SINCE = 'a.tenant_id = :tenantId AND a.legal_entity_id = :legalEnt
 /** What such an allocation changes of its invoice's (payment's) allocated sum as of :asOf. */
 const CHANGE = 'CASE WHEN a.released_date IS NULL THEN -a.amount WHEN a.allocation_date <= :asOf THEN a.amount ELSE 0 END';
 
+/** A counterparty as a key that equals itself when there is none (the lines without one are a row of their own), so keys hash and join. */
+const keyOf = (column: string) => `coalesce(${column}, '00000000-0000-0000-0000-000000000000'::uuid)`;
+
 /** An account's lines no document posted, by :asOf (journal_lines_manual_idx alone), in their currency (debit positive). */
 const manualLines = (account: string) => `
        SELECT l.counterparty_id, coalesce(l.currency, 'UZS') AS currency, l.entry_date,
@@ -69,12 +69,12 @@ const manualLines = (account: string) => `
 
 /**
  * The open items as of :asOf (counterparty, currency, bucket, owed, advance, invoice): invoices, manual lines,
- * payments; all of the side's, or with `only` those of the counterparties a CTE of that name lists (its
- * `counterparty_id`, null for the lines without one).
+ * payments; all of the side's, or with `only` those of the counterparties a CTE of that name lists (its `key`,
+ * as `keyOf`).
  */
 const items = (only?: string) => {
-  const ofCounterparty = (column: string) => (only ? `AND ${column} IN (SELECT counterparty_id FROM ${only})` : '');
-  const manualOf = (alias: string) => (only ? `WHERE EXISTS (SELECT 1 FROM ${only} c WHERE c.counterparty_id IS NOT DISTINCT FROM ${alias}.counterparty_id)` : '');
+  const ofCounterparty = (column: string) => (only ? `AND ${column} IN (SELECT key FROM ${only})` : '');
+  const manualOf = (alias: string) => (only ? `WHERE ${keyOf(`${alias}.counterparty_id`)} IN (SELECT key FROM ${only})` : '');
   return `invoice_changes AS (
        SELECT a.invoice_id, sum(${CHANGE}) AS amount FROM payment_allocations a WHERE ${CHANGED_SINCE} GROUP BY a.invoice_id
      ), payment_changes AS (
@@ -113,11 +113,36 @@ const TEXT_COLUMNS = `not_due::text AS not_due, days_1_to_30::text AS days_1_to_
 const IS_ROW = (s: string) =>
   `${s}.not_due <> 0 OR ${s}.days_1_to_30 <> 0 OR ${s}.days_31_to_60 <> 0 OR ${s}.days_61_to_90 <> 0 OR ${s}.over_90 <> 0 OR ${s}.advances <> 0`;
 
-/** The report's rows of the CTE `sums` (per counterparty and currency), named and in the report's order. */
-const ROWS = `SELECT s.counterparty_id, c.name, coalesce(c.tin, c.pinfl) AS tin, s.currency, ${TEXT_COLUMNS}
-       FROM sums s LEFT JOIN counterparties c ON c.tenant_id = :tenantId AND c.id = s.counterparty_id
+const AMOUNTS = ['not_due', 'days_1_to_30', 'days_31_to_60', 'days_61_to_90', 'over_90', 'outstanding', 'advances'] as const;
+
+/** The currencies whose amounts have other than two decimals (JPY 0, KWD 3), as JSON for the statements' `:decimals`. */
+const OTHER_DECIMALS = JSON.stringify(
+  Object.fromEntries(Intl.supportedValuesOf('currency').map((code) => [code, currencyDecimals(code)]).filter(([, places]) => places !== 2)),
+);
+
+/** The decimals of a currency's amounts in a statement (`:decimals`: OTHER_DECIMALS; two for the rest). */
+const placesOf = (currency: string) => `coalesce(CAST(CAST(:decimals AS jsonb) ->> ${currency} AS int), 2)`;
+
+/**
+ * The groups of the CTE `grouped` (per counterparty and currency) with the counterparty's name and TIN, each
+ * amount with its currency's decimals (rounded half away from zero, as the ledger's amounts are); `extra`
+ * columns of the groups as they are.
+ */
+const named = (grouped: string, extra = '') => `SELECT g.counterparty_id, c.name, coalesce(c.tin, c.pinfl) AS tin, g.currency,
+              ${AMOUNTS.map((a) => `round(g.${a}, ${placesOf('g.currency')}) AS ${a}`).join(', ')}${extra}
+         FROM ${grouped} g LEFT JOIN counterparties c ON c.tenant_id = :tenantId AND c.id = g.counterparty_id`;
+
+/**
+ * The report's rows of the CTE `sums` (as `named`), in the report's order, with on the first row of each
+ * currency the currency's totals (`total_*`: the sums of its rows' amounts as written; null on the others), so
+ * the answer is the statement's text, with no number parsed in the API.
+ */
+const ROWS = `SELECT s.counterparty_id, s.name, s.tin, s.currency, ${AMOUNTS.map((a) => `s.${a}::text AS ${a}`).join(', ')},
+            ${AMOUNTS.map((a) => `(CASE WHEN row_number() OVER first = 1 THEN sum(s.${a}) OVER w END)::text AS total_${a}`).join(', ')}
+       FROM sums s
       WHERE ${IS_ROW('s')}
-      ORDER BY s.currency, c.name NULLS FIRST, s.counterparty_id`;
+     WINDOW w AS (PARTITION BY s.currency), first AS (PARTITION BY s.currency ORDER BY s.name NULLS FIRST, s.counterparty_id)
+      ORDER BY s.currency, s.name NULLS FIRST, s.counterparty_id`;
 
 /** The items grouped per counterparty and currency, with the invoices past due with something owed (the overview's count). */
 const GROUPED = `SELECT counterparty_id, currency, ${SUMS}, count(*) FILTER (WHERE invoice AND bucket > 0 AND owed > 0) AS overdue_invoices
@@ -130,22 +155,24 @@ const GROUPED = `SELECT counterparty_id, currency, ${SUMS}, count(*) FILTER (WHE
  */
 export function agingStatement(scope: CompanyScope, query: AgingQuery): Statement {
   return {
-    sql: `WITH ${items()}, sums AS (
+    sql: `WITH ${items()}, grouped AS (
        SELECT counterparty_id, currency, ${SUMS} FROM items GROUP BY counterparty_id, currency
+     ), sums AS (
+       ${named('grouped')}
      )
      ${ROWS}`,
-    replacements: { ...scope, ...query, sign: query.settlementSign },
+    replacements: { ...scope, ...query, sign: query.settlementSign, decimals: OTHER_DECIMALS },
   };
 }
 
 export type AgingSide = 'RECEIVABLE' | 'PAYABLE';
 
-/** The kept aging of the side at :asOf (none when it is kept at another date, or not at all). */
+/** The kept aging of the side at :asOf (none when it is kept at another date, or not at all), and the counterparties changed since. */
 const HEAD = `head AS (
        SELECT build_id, snapshot FROM aging_snapshots
         WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId AND side = :side AND as_of = :asOf
      ), changed AS MATERIALIZED (
-       SELECT m.counterparty_id FROM aging_marks m, head
+       SELECT ${keyOf('m.counterparty_id')} AS key FROM aging_marks m, head
         WHERE m.tenant_id = :tenantId AND m.legal_entity_id = :legalEntityId AND NOT pg_visible_in_snapshot(m.xid, head.snapshot)
      )`;
 
@@ -170,16 +197,18 @@ export function agingKeptStatement(scope: CompanyScope, query: AgingQuery & { si
   return {
     sql: `WITH ${HEAD}, usable AS (
        SELECT build_id FROM head WHERE (SELECT count(*) FROM changed) <= :maxChanged
-     ), ${items('changed')}, sums AS (
-       SELECT r.counterparty_id, r.currency, r.not_due, r.days_1_to_30, r.days_31_to_60, r.days_61_to_90, r.over_90, r.outstanding, r.advances
+     ), ${items('changed')}, fresh AS (
+       SELECT counterparty_id, currency, ${SUMS} FROM items WHERE EXISTS (SELECT 1 FROM usable) GROUP BY counterparty_id, currency
+     ), sums AS (
+       SELECT r.counterparty_id, r.name, r.tin, r.currency, ${AMOUNTS.map((a) => `r.${a}`).join(', ')}
          FROM aging_kept_rows r JOIN usable u ON u.build_id = r.build_id
         WHERE r.tenant_id = :tenantId AND r.legal_entity_id = :legalEntityId AND r.side = :side
-          AND NOT EXISTS (SELECT 1 FROM changed c WHERE c.counterparty_id IS NOT DISTINCT FROM r.counterparty_id)
+          AND ${keyOf('r.counterparty_id')} NOT IN (SELECT key FROM changed)
        UNION ALL
-       SELECT counterparty_id, currency, ${SUMS} FROM items WHERE EXISTS (SELECT 1 FROM usable) GROUP BY counterparty_id, currency
+       ${named('fresh')}
      )
      ${ROWS}`,
-    replacements: { ...scope, ...query, sign: query.settlementSign, maxChanged },
+    replacements: { ...scope, ...query, sign: query.settlementSign, maxChanged, decimals: OTHER_DECIMALS },
   };
 }
 
@@ -199,16 +228,16 @@ export function agingBuildStatement(scope: CompanyScope, query: AgingQuery & { s
   return {
     sql: `WITH ${items()}, grouped AS (
        ${GROUPED}
+     ), sums AS (
+       ${named('grouped', ', g.overdue_invoices')}
      ), build AS (
        SELECT nextval('aging_builds') AS id
      ), cleared AS (
        DELETE FROM aging_kept_rows WHERE tenant_id = :tenantId AND legal_entity_id = :legalEntityId AND side = :side
      ), kept AS (
-       INSERT INTO aging_kept_rows (tenant_id, legal_entity_id, side, build_id, counterparty_id, currency, not_due, days_1_to_30, days_31_to_60,
-                                    days_61_to_90, over_90, outstanding, advances, overdue_invoices)
-       SELECT :tenantId, :legalEntityId, :side, b.id, g.counterparty_id, g.currency, g.not_due, g.days_1_to_30, g.days_31_to_60,
-              g.days_61_to_90, g.over_90, g.outstanding, g.advances, g.overdue_invoices
-         FROM grouped g, build b WHERE ${IS_ROW('g')} OR g.overdue_invoices > 0
+       INSERT INTO aging_kept_rows (tenant_id, legal_entity_id, side, build_id, counterparty_id, name, tin, currency, ${AMOUNTS.join(', ')}, overdue_invoices)
+       SELECT :tenantId, :legalEntityId, :side, b.id, s.counterparty_id, s.name, s.tin, s.currency, ${AMOUNTS.map((a) => `s.${a}`).join(', ')}, s.overdue_invoices
+         FROM sums s, build b WHERE ${IS_ROW('s')} OR s.overdue_invoices > 0
      ), head AS (
        INSERT INTO aging_snapshots AS s (tenant_id, legal_entity_id, side, as_of, snapshot, build_id)
        SELECT :tenantId, :legalEntityId, :side, :asOf, pg_current_snapshot(), b.id FROM build b
@@ -221,15 +250,13 @@ export function agingBuildStatement(scope: CompanyScope, query: AgingQuery & { s
             AND NOT EXISTS (SELECT 1 FROM aging_snapshots o WHERE o.tenant_id = :tenantId AND o.legal_entity_id = :legalEntityId AND o.side <> :side
                               AND NOT pg_visible_in_snapshot(m.xid, o.snapshot))
             FOR UPDATE SKIP LOCKED)
-     ), sums AS (
-       SELECT * FROM grouped
      )
      ${ROWS}`,
-    replacements: { ...scope, ...query, sign: query.settlementSign },
+    replacements: { ...scope, ...query, sign: query.settlementSign, decimals: OTHER_DECIMALS },
   };
 }
 
-export type AgingTotalsRow = Omit<AgingRow, 'counterparty_id' | 'name' | 'tin'> & { overdue_invoices: string };
+export type AgingTotalsRow = { currency: string } & Amounts<''> & { overdue_invoices: string };
 
 /**
  * The aging's totals per currency (the sums of its rows' columns, as the report's totals), without the rows:

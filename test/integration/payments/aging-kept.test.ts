@@ -5,6 +5,7 @@ import { api, bearer, registerWorkspace, type Registered } from '../../helpers/c
 import { entryBody, ledgerApi } from '../../helpers/ledger';
 import { aCounterparty, invoicesApi, saveTaxSettings, salesBody } from '../../helpers/invoices';
 import { agingOf } from '../../helpers/payments';
+import { getCounterparty, updateCounterparty } from '../../helpers/counterparties';
 import { readInTenant } from '../../../db/connection';
 import { AGING_MAX_CHANGED, agingKeptStateStatement, agingKeptStatement, agingStatement, type AgingSide } from '../../../db/repositories/payments/aging';
 import { DEFAULT_DOCUMENT_ACCOUNTS } from '../../../core/invoices/invoices';
@@ -13,8 +14,8 @@ import { AGING_ACCOUNTS } from '../../../db/migrations/2026.11.29T14.00.00.aging
 // The aging is kept per company and side as last built, with the counterparties changed since marked by the
 // lines they wrote (migration 2026.11.29T14.00.00.aging-kept). What is read from it must be what the documents
 // say: after every kind of change, the kept aging patched with the changed counterparties equals the aging
-// computed from the documents, in one snapshot; a transaction still open while the aging is built counts as a
-// change once it commits; a build keeps one set of rows and leaves the marks a kept snapshot does not see.
+// computed from the documents, in one snapshot (a counterparty renamed counts as changed); a transaction still
+// open while the aging is built counts as a change once it commits; a build keeps one set of rows and leaves the marks a kept snapshot does not see.
 
 let stack: TestStack;
 let who: Registered;
@@ -25,7 +26,7 @@ beforeAll(async () => {
   who = await registerWorkspace(stack);
   await saveTaxSettings(stack, who);
   customers = [];
-  for (const name of ['Kept A', 'Kept B', 'Kept C']) customers.push(await aCounterparty(stack, who, { name }));
+  for (const name of ['Kept A', 'Kept B', 'Kept C', 'Kept D']) customers.push(await aCounterparty(stack, who, { name }));
 });
 afterAll(async () => {
   await stack.stop();
@@ -74,13 +75,14 @@ describe('the kept aging', () => {
     const exempt = (gross: string) => [{ description: 'Goods', quantity: '1', unitPrice: gross, vatRate: null }];
     const post = async (cp: string, date: string, gross: string, dueDate: string) =>
       (await invoices.post((await invoices.create({ ...salesBody(cp, date, { dueDate }), lines: exempt(gross) }).expect(201)).body.id).expect(200)).body;
-    const [a, b, c] = customers as [string, string, string];
+    const [a, b, c, d] = customers as [string, string, string, string];
 
     // Three customers' invoices, then the aging is built.
     const a1 = await post(a, '2025-01-10', '1000.00', '2025-02-10');
     await post(b, '2025-03-01', '500.00', '2025-07-01');
     await post(c, '2025-04-01', '300.00', '2025-04-15');
-    expect((await agingOf(stack, who, AS_OF, 'RECEIVABLE').expect(200)).body.items).toHaveLength(3);
+    await post(d, '2025-04-02', '40.00', '2025-04-16');
+    expect((await agingOf(stack, who, AS_OF, 'RECEIVABLE').expect(200)).body.items).toHaveLength(4);
     const built = await keptBuild();
     expect(built).toEqual({ build_id: expect.any(String), as_of: AS_OF });
     expect(await keptAndComputed()).toEqual({ kept: (await keptAndComputed()).computed, computed: expect.any(Array), changed: 0 });
@@ -110,6 +112,15 @@ describe('the kept aging', () => {
     const final: Array<{ counterpartyId: string | null; outstanding: string; advances: string }> = (await agingOf(stack, who, AS_OF, 'RECEIVABLE').expect(200)).body.items;
     expect(final.find((r) => r.counterpartyId === c)).toMatchObject({ outstanding: '0.00', advances: '50.00' });
     expect(final.find((r) => r.counterpartyId === null)).toMatchObject({ outstanding: '70.00' });
+
+    // A customer's new name and TIN mark it: the kept aging shows them at once, without building again.
+    const current = (await getCounterparty(stack, who, d).expect(200)).body;
+    await updateCounterparty(stack, who, d, { name: 'Kept D (renamed)', tin: '301000777', bankAccounts: [], archived: false, expectedVersion: current.version }).expect(200);
+    const renamed = await keptAndComputed();
+    expect({ kept: renamed.kept, changed: renamed.changed }).toEqual({ kept: renamed.computed, changed: 5 });
+    const named = (await agingOf(stack, who, AS_OF, 'RECEIVABLE').expect(200)).body.items.find((i: { counterpartyId: string }) => i.counterpartyId === d);
+    expect(named).toMatchObject({ name: 'Kept D (renamed)', tin: '301000777' });
+    expect(await keptBuild()).toEqual(built);
 
     // Another date builds again: one build's rows are kept, and the marks the new snapshot sees are gone.
     await agingOf(stack, who, '2025-06-29', 'RECEIVABLE').expect(200);
