@@ -8,19 +8,9 @@ import type { CompanyScopes } from '../organisation/company-scope';
 
 type Aging = Schemas['AgingReport'];
 type AgingItem = Aging['items'][number];
-type Amounts = Omit<AgingItem, 'counterpartyId' | 'name' | 'tin' | 'currency'>;
 
 const FIELDS = ['notDue', 'days1to30', 'days31to60', 'days61to90', 'over90', 'outstanding', 'advances'] as const;
 
-const COLUMNS = {
-  notDue: 'not_due',
-  days1to30: 'days_1_to_30',
-  days31to60: 'days_31_to_60',
-  days61to90: 'days_61_to_90',
-  over90: 'over_90',
-  outstanding: 'outstanding',
-  advances: 'advances',
-} as const satisfies Record<(typeof FIELDS)[number], keyof AgingRow>;
 
 /**
  * A row per item (counterparty and currency), the JSON fields' names as headers; the totals per currency are
@@ -63,23 +53,22 @@ export function createAging(companies: CompanyScopes, xlsxThreads: XlsxThreads) 
     const rows = isKept(state!)
       ? (kept as unknown as AgingRow[])
       : await companies.read(principal, legalEntityId, (tx, scope) => readOrBuildAging(tx, scope, aging));
-    // The amounts are the statement's text, with their currency's decimals; each currency's totals are on one of its rows.
-    const items = rows.map((row) => ({
-      counterpartyId: row.counterparty_id,
-      name: row.name,
-      tin: row.tin,
-      currency: row.currency,
-      notDue: row.not_due,
-      days1to30: row.days_1_to_30,
-      days31to60: row.days_31_to_60,
-      days61to90: row.days_61_to_90,
-      over90: row.over_90,
-      outstanding: row.outstanding,
-      advances: row.advances,
-    }));
-    const totals = rows
-      .filter((row) => row.total_not_due !== null)
-      .map((row) => ({ currency: row.currency, ...(Object.fromEntries(FIELDS.map((field) => [field, row[`total_${COLUMNS[field]}`]])) as Amounts) }));
+    // The amounts are the statement's text, with their currency's decimals; each currency's totals are a row after the items.
+    const items: AgingItem[] = [];
+    const totals: Aging['totals'] = [];
+    for (const row of rows) {
+      const amounts = {
+        notDue: row.not_due,
+        days1to30: row.days_1_to_30,
+        days31to60: row.days_31_to_60,
+        days61to90: row.days_61_to_90,
+        over90: row.over_90,
+        outstanding: row.outstanding,
+        advances: row.advances,
+      };
+      if (row.total) totals.push({ currency: row.currency, ...amounts });
+      else items.push({ counterpartyId: row.counterparty_id, name: row.name, tin: row.tin, currency: row.currency, ...amounts });
+    }
     return {
       asOf: query.asOf,
       side: query.side,

@@ -22,13 +22,14 @@ import type { CompanyScope } from '../organisation/companies';
 
 type Amounts<Prefix extends string> = { [K in (typeof AMOUNTS)[number] as `${Prefix}${K}`]: string };
 
-/** A row of the aging: its amounts with the currency's decimals; the currency's totals on one row of it (null on the others). */
+/** A row of the aging, its amounts with the currency's decimals; or (`total`) a currency's totals, without a counterparty. */
 export type AgingRow = {
+  total: boolean;
   counterparty_id: string | null;
   name: string | null;
   tin: string | null;
   currency: string;
-} & Amounts<''> & { [K in keyof Amounts<'total_'>]: string | null };
+} & Amounts<''>;
 
 export interface AgingQuery {
   asOf: string;
@@ -133,16 +134,16 @@ const named = (grouped: string, extra = '') => `SELECT g.counterparty_id, c.name
          FROM ${grouped} g LEFT JOIN counterparties c ON c.tenant_id = :tenantId AND c.id = g.counterparty_id`;
 
 /**
- * The report's rows of the CTE `sums` (as `named`), in the report's order, with on the first row of each
- * currency the currency's totals (`total_*`: the sums of its rows' amounts as written; null on the others), so
- * the answer is the statement's text, with no number parsed in the API.
+ * The report's rows of the CTE `sums` (as `named`), in the report's order, then a row of totals per currency
+ * (`total`: the sums of its rows' amounts as written), so the answer is the statement's text, with no number
+ * parsed in the API.
  */
-const ROWS = `SELECT s.counterparty_id, s.name, s.tin, s.currency, ${AMOUNTS.map((a) => `s.${a}::text AS ${a}`).join(', ')},
-            ${AMOUNTS.map((a) => `(CASE WHEN row_number() OVER first = 1 THEN sum(s.${a}) OVER w END)::text AS total_${a}`).join(', ')}
-       FROM sums s
-      WHERE ${IS_ROW('s')}
-     WINDOW w AS (PARTITION BY s.currency), first AS (PARTITION BY s.currency ORDER BY s.name NULLS FIRST, s.counterparty_id)
-      ORDER BY s.currency, s.name NULLS FIRST, s.counterparty_id`;
+const ROWS = `SELECT false AS total, s.counterparty_id, s.name, s.tin, s.currency, ${AMOUNTS.map((a) => `s.${a}::text AS ${a}`).join(', ')}
+       FROM sums s WHERE ${IS_ROW('s')}
+      UNION ALL
+     SELECT true, NULL, NULL, NULL, s.currency, ${AMOUNTS.map((a) => `sum(s.${a})::text`).join(', ')}
+       FROM sums s WHERE ${IS_ROW('s')} GROUP BY s.currency
+      ORDER BY total, currency, name NULLS FIRST, counterparty_id`;
 
 /** The items grouped per counterparty and currency, with the invoices past due with something owed (the overview's count). */
 const GROUPED = `SELECT counterparty_id, currency, ${SUMS}, count(*) FILTER (WHERE invoice AND bucket > 0 AND owed > 0) AS overdue_invoices

@@ -105,7 +105,7 @@ describe('the kept aging', () => {
       expect({ what, kept: read.kept, changed: read.changed }).toEqual({ what, kept: read.computed, changed });
       // The report answers the same rows, without building again.
       const answered = (await agingOf(stack, who, AS_OF, 'RECEIVABLE').expect(200)).body;
-      expect({ what, items: answered.items.map((i: { counterpartyId: string | null }) => i.counterpartyId) }).toEqual({ what, items: read.computed.map((r) => r.counterparty_id) });
+      expect({ what, items: answered.items.map((i: { counterpartyId: string | null }) => i.counterpartyId) }).toEqual({ what, items: read.computed.filter((r) => !r.total).map((r) => r.counterparty_id) });
       expect({ what, build: await keptBuild() }).toEqual({ what, build: built });
     }
     // The overpayment is an advance of C's, the manual line the null counterparty's row.
