@@ -57,15 +57,8 @@ export function createAging(companies: CompanyScopes, xlsxThreads: XlsxThreads) 
     const items: AgingItem[] = [];
     const totals: Aging['totals'] = [];
     for (const row of rows) {
-      const amounts = {
-        notDue: row.not_due,
-        days1to30: row.days_1_to_30,
-        days31to60: row.days_31_to_60,
-        days61to90: row.days_61_to_90,
-        over90: row.over_90,
-        outstanding: row.outstanding,
-        advances: row.advances,
-      };
+      const [notDue, days1to30, days31to60, days61to90, over90, outstanding, advances] = row.amounts.split(' ') as [string, string, string, string, string, string, string];
+      const amounts = { notDue, days1to30, days31to60, days61to90, over90, outstanding, advances };
       if (row.total) totals.push({ currency: row.currency, ...amounts });
       else items.push({ counterpartyId: row.counterparty_id, name: row.name, tin: row.tin, currency: row.currency, ...amounts });
     }

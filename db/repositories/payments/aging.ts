@@ -29,7 +29,9 @@ export type AgingRow = {
   name: string | null;
   tin: string | null;
   currency: string;
-} & Amounts<''>;
+  /** The seven amounts in the order of AMOUNTS, separated by a space (a NUMERIC's text has none): one value to read instead of seven. */
+  amounts: string;
+};
 
 export interface AgingQuery {
   asOf: string;
@@ -138,10 +140,10 @@ const named = (grouped: string, extra = '') => `SELECT g.counterparty_id, c.name
  * (`total`: the sums of its rows' amounts as written), so the answer is the statement's text, with no number
  * parsed in the API.
  */
-const ROWS = `SELECT false AS total, s.counterparty_id, s.name, s.tin, s.currency, ${AMOUNTS.map((a) => `s.${a}::text AS ${a}`).join(', ')}
+const ROWS = `SELECT false AS total, s.counterparty_id, s.name, s.tin, s.currency, concat_ws(' ', ${AMOUNTS.map((a) => `s.${a}`).join(', ')}) AS amounts
        FROM sums s WHERE ${IS_ROW('s')}
       UNION ALL
-     SELECT true, NULL, NULL, NULL, s.currency, ${AMOUNTS.map((a) => `sum(s.${a})::text`).join(', ')}
+     SELECT true, NULL, NULL, NULL, s.currency, concat_ws(' ', ${AMOUNTS.map((a) => `sum(s.${a})`).join(', ')})
        FROM sums s WHERE ${IS_ROW('s')} GROUP BY s.currency
       ORDER BY total, currency, name NULLS FIRST, counterparty_id`;
 
