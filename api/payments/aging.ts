@@ -1,4 +1,4 @@
-import { AGING_MAX_CHANGED, AGING_WORK_MEM, agingKeptStateStatement, agingKeptStatement, isKept, readOrBuildAging, type AgingRow } from '../../db/repositories/payments/aging';
+import { keptAgingRead, keptRows, readOrBuildAging } from '../../db/repositories/payments/aging';
 import { DEFAULT_DOCUMENT_ACCOUNTS } from '../../core/invoices/invoices';
 import type { Principal } from '../http/context';
 import type { Schemas, StreamReply } from '../http/operation-handler';
@@ -10,7 +10,6 @@ type Aging = Schemas['AgingReport'];
 type AgingItem = Aging['items'][number];
 
 const FIELDS = ['notDue', 'days1to30', 'days31to60', 'days61to90', 'over90', 'outstanding', 'advances'] as const;
-
 
 /**
  * A row per item (counterparty and currency), the JSON fields' names as headers; the totals per currency are
@@ -45,14 +44,9 @@ export function createAging(companies: CompanyScopes, xlsxThreads: XlsxThreads) 
     };
     // One round trip when the aging is kept at that date (the company check, the kept rows and the changed
     // counterparties' from their documents, in one snapshot); otherwise it is built, and kept for the next.
-    const [, state, kept] = await companies.readBatch(principal, legalEntityId, (scope) => [
-      AGING_WORK_MEM,
-      agingKeptStateStatement(scope, query.side, query.asOf),
-      agingKeptStatement(scope, aging, AGING_MAX_CHANGED),
-    ]);
-    const rows = isKept(state!)
-      ? (kept as unknown as AgingRow[])
-      : await companies.read(principal, legalEntityId, (tx, scope) => readOrBuildAging(tx, scope, aging));
+    const rows =
+      keptRows(await companies.readBatch(principal, legalEntityId, (scope) => keptAgingRead(scope, aging))) ??
+      (await companies.read(principal, legalEntityId, (tx, scope) => readOrBuildAging(tx, scope, aging)));
     // The amounts are the statement's text, with their currency's decimals; each currency's totals are a row after the items.
     const items: AgingItem[] = [];
     const totals: Aging['totals'] = [];

@@ -154,7 +154,7 @@ const GROUPED = `SELECT counterparty_id, currency, ${SUMS}, count(*) FILTER (WHE
 /**
  * The aging's rows: per counterparty and currency, those with an amount in a bucket or an advance (a
  * counterparty whose items net to nothing in every bucket is left out, so the rows add up to the items).
- * Computed from the documents.
+ * Computed from the documents alone, as a build computes them: what the kept aging is checked against.
  */
 export function agingStatement(scope: CompanyScope, query: AgingQuery): Statement {
   return {
@@ -193,13 +193,13 @@ export function agingKeptStateStatement(scope: CompanyScope, side: AgingSide, as
 /**
  * The aging's rows as `agingStatement`, from the kept aging at :asOf: its rows for the counterparties not
  * changed since it was built, and the changed ones' computed from their documents, in the statement's one
- * snapshot. No rows when the aging is not kept at :asOf or more than `maxChanged` counterparties changed
- * (`agingKeptStateStatement` tells these apart from an empty aging).
+ * snapshot. No rows when the aging is not kept at :asOf, or (with `maxChanged`) more than that many
+ * counterparties changed (`agingKeptStateStatement`, in the same snapshot, tells these apart from an empty aging).
  */
-export function agingKeptStatement(scope: CompanyScope, query: AgingQuery & { side: AgingSide }, maxChanged: number): Statement {
+export function agingKeptStatement(scope: CompanyScope, query: AgingQuery & { side: AgingSide }, maxChanged: number | null): Statement {
   return {
     sql: `WITH ${HEAD}, usable AS (
-       SELECT build_id FROM head WHERE (SELECT count(*) FROM changed) <= :maxChanged
+       SELECT build_id FROM head WHERE ${maxChanged === null ? 'true' : '(SELECT count(*) FROM changed) <= :maxChanged'}
      ), ${items('changed')}, fresh AS (
        SELECT counterparty_id, currency, ${SUMS} FROM items WHERE EXISTS (SELECT 1 FROM usable) GROUP BY counterparty_id, currency
      ), sums AS (
@@ -279,29 +279,39 @@ export function agingTotalsStatement(scope: CompanyScope, query: AgingQuery): St
 }
 
 /** Counterparties changed since the kept aging was built, past which it is built again rather than patched. */
-export const AGING_MAX_CHANGED = 500;
+const AGING_MAX_CHANGED = 500;
+
+/** The aging's statements group per counterparty and currency: 100,000 invoices of 5,000 customers hash to about 12 MB (SET LOCAL ends with the transaction). */
+const AGING_WORK_MEM: Statement = { sql: "SET LOCAL work_mem = '32MB'" };
 
 /**
- * The side's aging at :asOf from inside a transaction (the caller's company check made): the kept aging, when
- * it is kept at that date with at most AGING_MAX_CHANGED counterparties changed since, or else a new build.
- * Builds wait for each other; one that waited answers from the build it waited for when that one is usable.
+ * A read of the kept aging for a read-only batch (one snapshot): the statement's memory, the kept state, and the
+ * rows when the aging is kept at :asOf with at most AGING_MAX_CHANGED counterparties changed since. `keptRows`
+ * reads their results.
  */
-export async function readOrBuildAging(tx: Tx, scope: CompanyScope, query: AgingQuery & { side: AgingSide }): Promise<AgingRow[]> {
-  const [, , state, kept] = await selectResults(tx, [
-    AGING_WORK_MEM,
-    agingBuildLockStatement(scope),
-    agingKeptStateStatement(scope, query.side, query.asOf),
-    agingKeptStatement(scope, query, AGING_MAX_CHANGED),
-  ]);
-  if (isKept(state!)) return kept as unknown as AgingRow[];
-  const [built] = await selectResults(tx, [agingBuildStatement(scope, query)]);
-  return built as unknown as AgingRow[];
+export function keptAgingRead(scope: CompanyScope, query: AgingQuery & { side: AgingSide }): Statement[] {
+  return [AGING_WORK_MEM, agingKeptStateStatement(scope, query.side, query.asOf), agingKeptStatement(scope, query, AGING_MAX_CHANGED)];
+}
+
+/** The rows of a `keptAgingRead`'s results, or null when the aging is not kept at that date or too much changed since. */
+export function keptRows([, state, rows]: Record<string, unknown>[][]): AgingRow[] | null {
+  return isKept(state!) ? (rows as unknown as AgingRow[]) : null;
 }
 
 /** Whether `agingKeptStateStatement` found the aging kept, with few enough counterparties changed since. */
-export function isKept(state: Record<string, unknown>[]): boolean {
+function isKept(state: Record<string, unknown>[]): boolean {
   return state.length === 1 && Number(state[0]!.changed) <= AGING_MAX_CHANGED;
 }
 
-/** The aging's statements group per counterparty and currency: 100,000 invoices of 5,000 customers hash to about 12 MB (SET LOCAL ends with the transaction). */
-export const AGING_WORK_MEM: Statement = { sql: "SET LOCAL work_mem = '32MB'" };
+/**
+ * The side's aging at :asOf in a read-committed transaction (the caller's company check made), after a
+ * `keptAgingRead` found it not kept: this waits for any build of the company, then answers from the kept aging
+ * when a build it waited for made it usable, or else builds it. The state and the rows are two statements here,
+ * each with its own snapshot, so the rows are read without the limit on changes (a change committed between
+ * them is patched, not taken for an aging that is not kept).
+ */
+export async function readOrBuildAging(tx: Tx, scope: CompanyScope, query: AgingQuery & { side: AgingSide }): Promise<AgingRow[]> {
+  const [, , state] = await selectResults(tx, [AGING_WORK_MEM, agingBuildLockStatement(scope), agingKeptStateStatement(scope, query.side, query.asOf)]);
+  const [rows] = await selectResults(tx, [isKept(state!) ? agingKeptStatement(scope, query, null) : agingBuildStatement(scope, query)]);
+  return rows as unknown as AgingRow[];
+}

@@ -7,7 +7,7 @@ import { aCounterparty, invoicesApi, saveTaxSettings, salesBody } from '../../he
 import { agingOf } from '../../helpers/payments';
 import { getCounterparty, updateCounterparty } from '../../helpers/counterparties';
 import { readInTenant } from '../../../db/connection';
-import { AGING_MAX_CHANGED, agingKeptStateStatement, agingKeptStatement, agingStatement, type AgingSide } from '../../../db/repositories/payments/aging';
+import { agingKeptStateStatement, agingKeptStatement, agingStatement, type AgingSide } from '../../../db/repositories/payments/aging';
 import { DEFAULT_DOCUMENT_ACCOUNTS } from '../../../core/invoices/invoices';
 import { AGING_ACCOUNTS } from '../../../db/migrations/2026.11.29T14.00.00.aging-kept';
 
@@ -47,7 +47,7 @@ const receivable = {
 async function keptAndComputed(asOf = AS_OF) {
   const query = { ...receivable, asOf };
   const [kept, computed, state] = await readInTenant(stack.db, who.me.tenantId, [
-    agingKeptStatement(scope(), query, AGING_MAX_CHANGED),
+    agingKeptStatement(scope(), query, null),
     agingStatement(scope(), query),
     agingKeptStateStatement(scope(), 'RECEIVABLE', asOf),
   ]);
